@@ -1,0 +1,53 @@
+# Inside the Transformer MLP: the two commands are `make lab` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Stored outputs and nbval both use the CPU (COURSE_DEVICE=cpu), so they match everywhere.
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
+JOBS ?= 2
+
+.PHONY: lab test unit nbval lint notebooks sync bench slides clean
+
+# Create the environment (once, and again when pyproject.toml changes).
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[test,lab]"
+	touch $(STAMP)
+
+## Open the course: JupyterLab on notebooks/
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/
+
+## Every test: lint, unit tests and nbval (strict) on every notebook
+test: $(STAMP)
+	$(BIN)/ruff check helpers tests tools notebooks
+	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope tests notebooks $(NBVAL)
+
+## Only the unit tests (quick)
+unit: $(STAMP)
+	$(BIN)/python -m pytest -n $(JOBS) tests
+
+## Only nbval on the notebooks
+nbval: $(STAMP)
+	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope notebooks $(NBVAL)
+
+lint: $(STAMP)
+	$(BIN)/ruff check helpers tests tools notebooks
+
+## Write the Colab badge and setup cell into every notebook, then re-execute them all
+notebooks: $(STAMP)
+	$(BIN)/python tools/sync_notebooks.py
+	$(BIN)/python tools/run_notebooks.py $(NB)
+
+## Only rewrite badges and setup cells (no execution)
+sync: $(STAMP)
+	$(BIN)/python tools/sync_notebooks.py
+
+## Benchmarks: ratios from one run
+bench: $(STAMP)
+	$(BIN)/python -m helpers.bench
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache slides

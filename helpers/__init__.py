@@ -1,0 +1,23 @@
+"""Companion package of the course "Inside the Transformer MLP".
+
+Each module holds one idea; open any of them. Submodules load on first use,
+so `import helpers` is quick and `helpers.activations.gelu` just works.
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+_SUBMODULES = {
+    "activations", "attention", "bench", "block", "checks", "config_params", "data",
+    "demos", "device", "ffn", "gated", "kv_memory", "moe", "plots", "progress",
+    "setup", "tensor_parallel", "timing", "validate", "widgets",
+}
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "setup_notebook":
+        return importlib.import_module(f"{__name__}.setup").setup_notebook
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}")

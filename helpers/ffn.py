@@ -1,0 +1,129 @@
+"""The position-wise feed-forward network (the Transformer MLP).
+
+`ffn_forward` is the lesson's formula in numpy:  GELU(x @ W1 + b1) @ W2 + b2.
+`FFN` is the same computation as a torch module, with GPT-2's names
+(`c_fc` = up-projection, `c_proj` = down-projection) as in nanoGPT.
+"""
+
+import numpy as np
+import torch
+from torch import nn
+
+from helpers import activations, validate
+
+
+def check_ffn_shapes(x, W1, b1, W2, b2):
+    """Raise a ValueError naming the argument when the FFN's shapes do not fit."""
+    validate.ndim(x, "x", (1, 2, 3))
+    validate.ndim(W1, "W1", 2)
+    validate.ndim(W2, "W2", 2)
+    d_model, d_ff = W1.shape
+    if x.shape[-1] != d_model:
+        raise ValueError(
+            f"x has last dimension {x.shape[-1]} but W1 expects d_model={d_model} "
+            f"(W1 has shape {tuple(W1.shape)})"
+        )
+    if W2.shape[0] != d_ff:
+        raise ValueError(
+            f"W2 has shape {tuple(W2.shape)} but W1 makes d_ff={d_ff} features: "
+            f"W2 must have {d_ff} rows"
+        )
+    if b1 is not None and tuple(b1.shape) != (d_ff,):
+        raise ValueError(f"b1 must have shape ({d_ff},) to match W1, got {tuple(b1.shape)}")
+    if b2 is not None and tuple(b2.shape) != (W2.shape[1],):
+        raise ValueError(
+            f"b2 must have shape ({W2.shape[1]},) to match W2, got {tuple(b2.shape)}"
+        )
+
+
+def ffn_forward(x, W1, b1, W2, b2, activation="gelu"):
+    """act(x @ W1 + b1) @ W2 + b2 in numpy. x: (..., d_model) -> (..., d_model_out).
+
+    W1: (d_model, d_ff), W2: (d_ff, d_out); b1, b2 may be None (no bias).
+    """
+    kind = validate.same_kind(x=x, W1=W1, b1=b1, W2=W2, b2=b2)
+    if kind != "numpy":
+        raise TypeError("ffn_forward is the numpy reference; use helpers.ffn.FFN for torch tensors")
+    act = activations.get(activation)
+    check_ffn_shapes(x, W1, b1, W2, b2)
+    for name, a in (("x", x), ("W1", W1), ("b1", b1), ("W2", W2), ("b2", b2)):
+        if a is not None:
+            validate.finite(a, name)
+    h = x @ W1                      # up-projection: (..., d_ff)
+    if b1 is not None:
+        h = h + b1
+    h = act(h)                      # elementwise: the shape stays (..., d_ff)
+    out = h @ W2                    # down-projection: (..., d_out)
+    if b2 is not None:
+        out = out + b2
+    return out
+
+
+class FFN(nn.Module):
+    """GPT-2's MLP: c_fc (d_model -> d_ff), activation, c_proj (d_ff -> d_model)."""
+
+    def __init__(self, d_model, d_ff=None, activation="gelu", bias=True):
+        super().__init__()
+        d_model = validate.positive_int(d_model, "d_model")
+        d_ff = 4 * d_model if d_ff is None else validate.positive_int(d_ff, "d_ff")
+        self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
+        self.c_fc = nn.Linear(d_model, d_ff, bias=bias)     # up-projection (x4 in GPT-2)
+        self.c_proj = nn.Linear(d_ff, d_model, bias=bias)   # down-projection
+
+    # Llama's names for the same two matrices.
+    @property
+    def up_proj(self):
+        return self.c_fc
+
+    @property
+    def down_proj(self):
+        return self.c_proj
+
+    @property
+    def d_model(self):
+        return self.c_fc.in_features
+
+    @property
+    def d_ff(self):
+        return self.c_fc.out_features
+
+    def forward(self, x):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
+        if x.shape[-1] != self.d_model:
+            raise ValueError(
+                f"x has last dimension {x.shape[-1]} but this FFN expects d_model={self.d_model}"
+            )
+        h = activations.get(self.activation)(self.c_fc(x))  # (..., d_ff)
+        return self.c_proj(h)                                # (..., d_model)
+
+    @classmethod
+    def from_numpy(cls, W1, b1, W2, b2, activation="gelu", dtype=torch.float64):
+        """Build an FFN holding the numpy weights of `ffn_forward` (W1: (d_model, d_ff))."""
+        check_ffn_shapes(np.zeros(W1.shape[0]), W1, b1, W2, b2)
+        if W2.shape[1] != W1.shape[0]:
+            raise ValueError(
+                f"W2 has shape {W2.shape}: an FFN returns to d_model={W1.shape[0]} columns"
+            )
+        ffn = cls(W1.shape[0], W1.shape[1], activation=activation, bias=b1 is not None)
+        ffn = ffn.to(dtype)
+        with torch.no_grad():
+            # nn.Linear stores its weight as (out, in): the transpose of W1.
+            ffn.c_fc.weight.copy_(torch.from_numpy(W1.T))
+            ffn.c_proj.weight.copy_(torch.from_numpy(W2.T))
+            if b1 is not None:
+                ffn.c_fc.bias.copy_(torch.from_numpy(b1))
+                ffn.c_proj.bias.copy_(torch.from_numpy(b2))
+        return ffn
+
+
+def param_count(d_model, d_ff, bias=True):
+    """Parameters of one FFN: 2 * d_model * d_ff weights (+ d_ff + d_model biases)."""
+    d_model = validate.positive_int(d_model, "d_model")
+    d_ff = validate.positive_int(d_ff, "d_ff")
+    return 2 * d_model * d_ff + ((d_ff + d_model) if bias else 0)
+
+
+def flops(n_tokens, d_model, d_ff):
+    """Multiply-add FLOPs of the two projections for n_tokens: 2 * 2 * T * d_model * d_ff."""
+    return 4 * validate.positive_int(n_tokens, "n_tokens") * d_model * d_ff

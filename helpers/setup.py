@@ -1,0 +1,41 @@
+"""The notebook setup: seed everything, pick the device, say which one."""
+
+import random
+import sys
+
+import numpy as np
+import torch
+
+from helpers import plots
+from helpers.device import describe_device, pick_device
+
+SEED = 0
+
+
+def seed_everything(seed=SEED):
+    """Seed Python, numpy and torch (CPU and GPU)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def versions():
+    """One line of the versions in use."""
+    import matplotlib
+    import scipy
+
+    python = ".".join(map(str, sys.version_info[:3]))
+    return (
+        f"python {python}, torch {torch.__version__}, numpy {np.__version__}, "
+        f"scipy {scipy.__version__}, matplotlib {matplotlib.__version__}"
+    )
+
+
+def setup_notebook(seed=SEED, device=None):
+    """Seed, apply the course's plot style, print the device and versions; return the device."""
+    seed_everything(seed)
+    plots.use_course_style()
+    dev = pick_device(device)
+    print(f"Device: {describe_device(dev)}")
+    print(f"Versions: {versions()}")
+    return dev

@@ -1,0 +1,65 @@
+"""Input checks shared by every public function: errors name the argument,
+what was expected and what came."""
+
+import numpy as np
+import torch
+
+
+def kind_of(x):
+    """'numpy' or 'torch' for an array or tensor; TypeError for anything else."""
+    if isinstance(x, torch.Tensor):
+        return "torch"
+    if isinstance(x, np.ndarray):
+        return "numpy"
+    raise TypeError(f"expected a numpy array or a torch tensor, got {type(x).__name__}")
+
+
+def as_array(x, name):
+    """A numpy array from a list, number or array; torch tensors are refused."""
+    if isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} is a torch tensor; this function takes numpy arrays")
+    if isinstance(x, np.ndarray):
+        return x
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be a numpy array, got {type(x).__name__}") from err
+
+
+def same_kind(**arrays):
+    """Refuse a mix of numpy arrays and torch tensors; return the common kind."""
+    kinds = {name: kind_of(a) for name, a in arrays.items() if a is not None}
+    if len(set(kinds.values())) > 1:
+        listed = ", ".join(f"{n} is {k}" for n, k in kinds.items())
+        raise TypeError(f"mixed numpy and torch arguments ({listed}); convert them to one kind")
+    return next(iter(kinds.values()), "numpy")
+
+
+def ndim(x, name, expected):
+    """Require x.ndim in expected (an int or a tuple of ints)."""
+    allowed = (expected,) if isinstance(expected, int) else tuple(expected)
+    if x.ndim not in allowed:
+        want = " or ".join(f"{n}-D" for n in allowed)
+        raise ValueError(f"{name} must be {want}, got {x.ndim}-D with shape {tuple(x.shape)}")
+
+
+def finite(x, name):
+    """Refuse NaN or infinity, which would silently spread through a matmul."""
+    bad = ~np.isfinite(x) if isinstance(x, np.ndarray) else ~torch.isfinite(x)
+    if bad.any():
+        count = int(bad.sum())
+        raise ValueError(f"{name} holds {count} non-finite value(s) (NaN or inf)")
+
+
+def positive_int(value, name):
+    """Require a whole number >= 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def choice(value, name, options):
+    """Require value to be one of options."""
+    if value not in options:
+        raise ValueError(f"unknown {name} {value!r}; choose one of {sorted(options)}")
+    return value
