@@ -1,0 +1,51 @@
+"""The gated MLP (SwiGLU) of Llama-style models.
+
+    g = SiLU(x @ W_gate),  u = x @ W_up,  out = (g * u) @ W_down
+
+Names follow Hugging Face's Llama: gate_proj, up_proj, down_proj; no bias.
+"""
+
+import torch
+from torch import nn
+
+from helpers import activations, validate
+
+
+class GatedMLP(nn.Module):
+    """SwiGLU: down_proj(act(gate_proj(x)) * up_proj(x)); x: (..., d_model) -> (..., d_model)."""
+
+    def __init__(self, d_model, d_ff, activation="silu", bias=False):
+        super().__init__()
+        d_model = validate.positive_int(d_model, "d_model")
+        d_ff = validate.positive_int(d_ff, "d_ff")
+        self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
+        self.gate_proj = nn.Linear(d_model, d_ff, bias=bias)   # the gate: a scale per feature
+        self.up_proj = nn.Linear(d_model, d_ff, bias=bias)     # the values it scales
+        self.down_proj = nn.Linear(d_ff, d_model, bias=bias)   # back to d_model
+
+    @property
+    def d_model(self):
+        return self.up_proj.in_features
+
+    @property
+    def d_ff(self):
+        return self.up_proj.out_features
+
+    def forward(self, x):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
+        if x.shape[-1] != self.d_model:
+            raise ValueError(
+                f"x has last dimension {x.shape[-1]} but this MLP expects d_model={self.d_model}"
+            )
+        g = activations.get(self.activation)(self.gate_proj(x))  # (..., d_ff)
+        u = self.up_proj(x)                                       # (..., d_ff)
+        return self.down_proj(g * u)                              # (..., d_model)
+
+
+def llama_d_ff(d_model, multiple_of=256):
+    """Llama's hidden width: 2/3 of 4*d_model, rounded up to a multiple of `multiple_of`."""
+    d_model = validate.positive_int(d_model, "d_model")
+    multiple_of = validate.positive_int(multiple_of, "multiple_of")
+    d_ff = int(2 * (4 * d_model) / 3)
+    return multiple_of * ((d_ff + multiple_of - 1) // multiple_of)

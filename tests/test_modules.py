@@ -1,0 +1,63 @@
+"""Reusable modules: attention, blocks, norms and the gated MLP against torch and formulas."""
+
+import pytest
+import torch
+
+from helpers.attention import CausalSelfAttention
+from helpers.block import Block, ParallelBlock, RMSNorm
+from helpers.gated import GatedMLP, llama_d_ff
+
+
+def test_attention_matches_torch_sdpa():
+    torch.manual_seed(0)
+    attn = CausalSelfAttention(32, 4).double()
+    x = torch.randn(2, 6, 32, dtype=torch.float64)
+    q, k, v = attn.c_attn(x).split(32, dim=2)
+    q, k, v = (t.view(2, 6, 4, 8).transpose(1, 2) for t in (q, k, v))
+    y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    expected = attn.c_proj(y.transpose(1, 2).reshape(2, 6, 32))
+    torch.testing.assert_close(attn(x), expected)
+    w = attn.last_weights
+    torch.testing.assert_close(w.sum(-1), torch.ones(2, 4, 6, dtype=torch.float64))
+    assert torch.all(w.triu(1) == 0)
+
+
+def test_gpt2_block_parameter_count():
+    d = 768
+    assert sum(p.numel() for p in Block(d, 12).parameters()) == 12 * d * d + 13 * d
+
+
+def test_rmsnorm_matches_formula_and_torch():
+    torch.manual_seed(0)
+    x = torch.randn(3, 16, dtype=torch.float64)
+    ours = RMSNorm(16).double()(x)
+    torch.testing.assert_close(ours, x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6))
+    if hasattr(torch.nn, "RMSNorm"):
+        torch.testing.assert_close(ours, torch.nn.RMSNorm(16, eps=1e-6).double()(x))
+
+
+def test_gated_mlp_formula():
+    torch.manual_seed(0)
+    mlp = GatedMLP(8, 24).double()
+    x = torch.randn(5, 8, dtype=torch.float64)
+    g = torch.nn.functional.silu(x @ mlp.gate_proj.weight.T)
+    u = x @ mlp.up_proj.weight.T
+    torch.testing.assert_close(mlp(x), (g * u) @ mlp.down_proj.weight.T)
+    assert sum(p.numel() for p in mlp.parameters()) == 3 * 8 * 24
+
+
+def test_llama_widths():
+    assert llama_d_ff(4096) == 11008   # Llama-2-7B
+    assert llama_d_ff(5120) == 13824   # Llama-2-13B
+
+
+def test_parallel_block_runs_and_keeps_shape():
+    y = ParallelBlock(16, 2, mlp="swiglu", norm="rmsnorm", bias=False)(torch.randn(2, 3, 16))
+    assert y.shape == (2, 3, 16)
+
+
+@pytest.mark.parametrize("bad", [lambda: CausalSelfAttention(10, 3), lambda: Block(8, 2, norm="batchnorm"),
+                                 lambda: GatedMLP(8, 0), lambda: CausalSelfAttention(8, 2)(torch.randn(3, 8))])
+def test_module_bad_inputs(bad):
+    with pytest.raises(ValueError):
+        bad()
