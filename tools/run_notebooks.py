@@ -28,8 +28,14 @@ def select(prefixes):
     return paths
 
 
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
 def execute(path):
     nb = nbformat.read(path, as_version=4)
+    nb.metadata.pop("jupytext", None)
+    nb.metadata.pop("widgets", None)  # widget state is per run; the live kernel recreates it
+    nb.metadata["kernelspec"] = KERNELSPEC
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = []
@@ -40,6 +46,7 @@ def execute(path):
         timeout=600,
         kernel_name="python3",
         record_timing=False,
+        store_widget_state=False,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
     client.execute()
