@@ -172,3 +172,17 @@ def test_bad_sources(tmp_path):
         cp.load_config(broken)
     with pytest.raises(TypeError, match="source must be a dict, a path or a config name, got int"):
         cp.load_config(3)
+
+
+def test_demo_scales_a_shipped_config():
+    from helpers.demos.parameter_table import scaled_config
+
+    gpt2 = scaled_config("gpt2", d_scale=2.0, layer_scale=0.5, ff_scale=1.0)
+    assert (gpt2["n_embd"], gpt2["n_layer"], gpt2["n_inner"]) == (1536, 6, 6144)
+    llama = scaled_config("llama-3-8b", d_scale=0.5, layer_scale=1.0, ff_scale=2.0)
+    assert (llama["hidden_size"], llama["intermediate_size"]) == (2048, 14336)
+    assert cp.count_params(llama).head_dim == 64
+    tiny = cp.count_params(scaled_config("gpt2", d_scale=0.01))
+    assert tiny.d_model == 12 and tiny.d_ff == 48      # never below one width per head
+    assert scaled_config("mixtral-8x7b")["num_local_experts"] == 8
+    assert cp.count_params(scaled_config("gpt3-175b")).total == cp.count_params("gpt3-175b").total
