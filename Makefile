@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 JOBS ?= 2
 
-.PHONY: lab test unit nbval lint notebooks sync bench slides clean
+.PHONY: lab test unit nbval lint notebooks sync claims bench slides clean
 
 # Create the environment (once, and again when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -40,6 +40,11 @@ lint: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python tools/sync_notebooks.py
 	$(BIN)/python tools/run_notebooks.py $(NB)
+	$(BIN)/python tools/claims.py
+
+## Rewrite docs/CLAIMS.md, the ledger of seed claims and the cells that check them
+claims: $(STAMP)
+	$(BIN)/python tools/claims.py
 
 ## Only rewrite badges and setup cells (no execution)
 sync: $(STAMP)
@@ -48,6 +53,10 @@ sync: $(STAMP)
 ## Benchmarks: ratios from one run
 bench: $(STAMP)
 	$(BIN)/python -m helpers.bench
+
+## One reveal.js slide deck per notebook, in slides/
+slides: $(STAMP)
+	$(BIN)/jupyter nbconvert --to slides --output-dir slides notebooks/[0-9][0-9]_*.ipynb
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache slides

@@ -1,0 +1,30 @@
+"""The claims ledger is current and every seed claim still has a checking cell."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import claims  # noqa: E402
+
+
+def test_every_claim_has_a_checking_cell():
+    missing = [c.text for c, hits in claims.ledger(claims.notebook_paths()) if not hits]
+    assert not missing, f"claims no notebook checks any more: {missing}"
+
+
+def test_ledger_file_is_current():
+    expected = claims.render(claims.ledger(claims.notebook_paths()))
+    assert claims.LEDGER.read_text() == expected, "run `python tools/claims.py`"
+
+
+def test_a_removed_check_is_noticed(tmp_path):
+    import nbformat
+
+    nb = nbformat.read(ROOT / "notebooks" / "01_matrix_multiply.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = cell.source.replace("assert ", "print(")  # no cell asserts any more
+    nbformat.write(nb, tmp_path / "01_matrix_multiply.ipynb")
+    rows = claims.ledger([tmp_path / "01_matrix_multiply.ipynb"])
+    assert all(not hits for _, hits in rows)
