@@ -61,3 +61,22 @@ def test_parallel_block_runs_and_keeps_shape():
 def test_module_bad_inputs(bad):
     with pytest.raises(ValueError):
         bad()
+
+
+def test_parallel_block_formula_and_parameter_count():
+    torch.manual_seed(0)
+    block = ParallelBlock(16, 2).double()
+    x = torch.randn(2, 5, 16, dtype=torch.float64)
+    h = block.ln(x)
+    torch.testing.assert_close(block(x), x + block.attn(h) + block.mlp(h))
+    d = 768
+    assert sum(p.numel() for p in ParallelBlock(d, 12).parameters()) == 12 * d * d + 11 * d
+
+
+def test_block_is_pre_ln_with_residuals():
+    torch.manual_seed(0)
+    block = Block(16, 2).double()
+    x = torch.randn(2, 5, 16, dtype=torch.float64)
+    h = x + block.attn(block.ln_1(x))
+    torch.testing.assert_close(block(x), h + block.mlp(block.ln_2(h)))
+    assert [name for name, _ in block.named_children()] == ["ln_1", "attn", "ln_2", "mlp"]
