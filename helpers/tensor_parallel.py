@@ -1,10 +1,11 @@
 """Run a Megatron-split FFN for real: N processes, torch.distributed, one all-reduce.
 
 The notebook cuts the weights into shards (W1 by columns, W2 by rows); `run`
-starts one process per shard, each computes `worker_forward` on its own shard,
-and the partial outputs are summed by an all-reduce. Worker code lives here, in
-an importable module, because the "spawn" start method pickles the function by
-its module name (a function defined in a notebook cannot be found by a child).
+starts one process per shard, each loads only its own shard and computes
+`worker_forward`, and the partial outputs are summed by an all-reduce. Worker
+code lives here, in an importable module, because the "spawn" start method
+pickles the function by its module name (a function defined in a notebook
+cannot be found by a child).
 
 A shard is a dict of float tensors in the math layout `x @ W1`:
     W1 (d_model, d_ff / N), b1 (d_ff / N,), W2 (d_ff / N, d_model), b2 (d_model,)
@@ -12,6 +13,7 @@ A shard is a dict of float tensors in the math layout `x @ W1`:
 
 import os
 import socket
+import sys
 import tempfile
 import time
 import traceback
@@ -98,7 +100,7 @@ def check_shards(shards, x):
                     f"{shape} to match its W1 of shape {tuple(shard['W1'].shape)}")
 
 
-def _worker(rank, world_size, port, backend, shards, x, outdir, timeout_s):
+def _worker(rank, world_size, port, backend, outdir, timeout_s):
     """Entry point of each spawned process (rank 0 .. world_size-1)."""
     # Anything the process group prints (gloo, NCCL) goes to a file; the parent
     # shows it only when something failed.
@@ -113,10 +115,12 @@ def _worker(rank, world_size, port, backend, shards, x, outdir, timeout_s):
         dist.init_process_group(backend, rank=rank, world_size=world_size,
                                 timeout=timedelta(seconds=timeout_s))
         try:
-            shard = {k: v.to(dev) for k, v in shards[rank].items()}
+            # Each process loads its own shard only: nothing else of the weights reaches it.
+            shard = torch.load(Path(outdir) / f"shard{rank}.pt", map_location=dev)
+            x = torch.load(Path(outdir) / "x.pt", map_location=dev)
             reduce = CountingAllReduce()
             start = time.perf_counter()
-            out = worker_forward(x.to(dev), shard, reduce)
+            out = worker_forward(x, shard, reduce)
             seconds = time.perf_counter() - start
             result = WorkerResult(
                 rank=rank,
@@ -134,6 +138,11 @@ def _worker(rank, world_size, port, backend, shards, x, outdir, timeout_s):
         with open(Path(outdir) / f"error{rank}.txt", "w") as f:
             f.write(traceback.format_exc())
         raise
+    # The result is saved and the process group destroyed: leave now, skipping the
+    # interpreter's teardown of torch, which takes seconds on a busy machine.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def _report(outdir, world_size):
@@ -158,9 +167,12 @@ def run(shards, x, backend=None, timeout_s=300.0):
     backend = pick_backend(world_size) if backend is None else backend
     if backend not in ("gloo", "nccl"):
         raise ValueError(f"unknown backend {backend!r}; choose 'gloo' or 'nccl'")
-    shards = [{k: v.detach().cpu() for k, v in s.items()} for s in shards]
     with tempfile.TemporaryDirectory(prefix="tensor_parallel_") as outdir:
-        args = (world_size, free_port(), backend, shards, x.detach().cpu(), outdir, timeout_s)
+        for rank, shard in enumerate(shards):
+            torch.save({k: v.detach().cpu().clone() for k, v in shard.items()},
+                       Path(outdir) / f"shard{rank}.pt")
+        torch.save(x.detach().cpu(), Path(outdir) / "x.pt")
+        args = (world_size, free_port(), backend, outdir, timeout_s)
         context = mp.start_processes(_worker, args=args, nprocs=world_size, join=False,
                                      start_method="spawn")
         deadline = time.monotonic() + timeout_s
