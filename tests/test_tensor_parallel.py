@@ -1,0 +1,86 @@
+"""The Megatron-split FFN: the per-worker math, and a real two-process run with torch.distributed."""
+
+import socket
+
+import pytest
+import torch
+
+from helpers import tensor_parallel
+from helpers.ffn import FFN
+
+
+def split(ffn, n):
+    """Shards of an FFN: W1 (c_fc) by columns, W2 (c_proj) by rows, b2 whole."""
+    W1, b1 = ffn.c_fc.weight.detach().T, ffn.c_fc.bias.detach()
+    W2, b2 = ffn.c_proj.weight.detach().T, ffn.c_proj.bias.detach()
+    w = ffn.d_ff // n
+    return [{"W1": W1[:, r * w:(r + 1) * w], "b1": b1[r * w:(r + 1) * w],
+             "W2": W2[r * w:(r + 1) * w], "b2": b2} for r in range(n)]
+
+
+@pytest.fixture
+def small():
+    torch.manual_seed(0)
+    ffn = FFN(8, 32).double()
+    x = torch.randn(5, 8, dtype=torch.float64)
+    with torch.no_grad():
+        return ffn, x, ffn(x)
+
+
+def test_worker_forward_sums_to_the_ffn_in_one_process(small):
+    ffn, x, reference = small
+    shards = split(ffn, 4)
+    partials = []
+
+    def collect(partial):          # stands in for the all-reduce: remember, return the total later
+        partials.append(partial)
+        return partial
+
+    outs = [tensor_parallel.worker_forward(x, s, collect) for s in shards]
+    total = sum(partials) + shards[0]["b2"]
+    torch.testing.assert_close(total, reference, rtol=0, atol=1e-12)
+    # without the sum, each worker's output is wrong
+    assert all((o - reference).abs().max() > 1e-3 for o in outs)
+
+
+def test_real_two_process_run_equals_one_process(small):
+    ffn, x, reference = small
+    results = tensor_parallel.run(split(ffn, 2), x, backend="gloo")
+    assert [r.rank for r in results] == [0, 1]
+    for r in results:
+        torch.testing.assert_close(r.output, reference, rtol=0, atol=1e-12)
+        assert r.sent_bytes == [5 * 8 * 8]                 # T * d_model * float64
+        assert r.n_params == (8 * 32 * 2 + 32) // 2 + 8   # half of W1, b1, W2; all of b2
+        assert r.shard_shapes == {"W1": (8, 16), "b1": (16,), "W2": (16, 8), "b2": (8,)}
+
+
+def test_a_failing_worker_raises_with_its_message(small):
+    ffn, x, _ = small
+    shards = split(ffn, 2)
+    shards[1] = {**shards[1], "W1": shards[1]["W1"].float()}   # float32 shard, float64 x
+    with pytest.raises(RuntimeError, match="worker 1 error"):
+        tensor_parallel.run(shards, x, backend="gloo", timeout_s=120)
+
+
+def test_bad_shards_are_refused_before_starting(small):
+    ffn, x, _ = small
+    shards = split(ffn, 2)
+    with pytest.raises(ValueError, match=r"x must have shape \(T, 8\)"):
+        tensor_parallel.run(shards, x[:, :4])
+    with pytest.raises(ValueError, match=r"shards\[1\]\['W2'\] has shape \(32, 8\)"):
+        tensor_parallel.run([shards[0], {**shards[1], "W2": shards[1]["W2"].repeat(2, 1)}], x)
+    with pytest.raises(ValueError, match=r"shards\[0\] lacks \['b2'\]"):
+        tensor_parallel.run([{k: v for k, v in shards[0].items() if k != "b2"}], x)
+    with pytest.raises(ValueError, match="non-empty list"):
+        tensor_parallel.run([], x)
+    with pytest.raises(ValueError, match="unknown backend 'mpi'"):
+        tensor_parallel.run(shards, x, backend="mpi")
+
+
+def test_free_port_is_free_and_backend_is_gloo_on_cpu(monkeypatch):
+    port = tensor_parallel.free_port()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", port))       # would raise if something held it
+    monkeypatch.setenv("COURSE_DEVICE", "cpu")
+    assert tensor_parallel.pick_backend(2) == "gloo"
+
