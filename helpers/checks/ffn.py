@@ -33,14 +33,8 @@ def check_ffn_forward(ffn_forward):
     hint = "up-projection x @ W1 + b1, then the exact GELU h * Phi(h), then the down-projection @ W2 + b2."
     x, W1, b1, W2, b2 = _seed_weights()
     got = attempt(ffn_forward, x, W1, b1, W2, b2)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    if isinstance(got, Exception):
-        return wrong(name, f"ffn_forward raised {type(got).__name__}: {got}", hint)
-    out = to_numpy(got)
-    if out is None:
-        return wrong(name, f"ffn_forward returned a {type(got).__name__}, not an array", hint)
-    if out.shape == (4, 2048):
+    out = None if got is MISSING or isinstance(got, Exception) else to_numpy(got)
+    if out is not None and out.shape == (4, 2048):
         return wrong(name, "your output has shape (4, 2048); expected (4, 512): "
                      "did you forget the down-projection (@ W2 + b2)?", hint)
 
@@ -49,7 +43,7 @@ def check_ffn_forward(ffn_forward):
         return h @ W2 + (b2 if bias2 else 0)
 
     expected = with_()
-    if out.shape == expected.shape and not np.allclose(out, expected, atol=1e-6):
+    if out is not None and out.shape == expected.shape and not np.allclose(out, expected, atol=1e-6):
         known = [
             (with_("identity"), "there is no activation between the two matrices: "
                                 "did you forget the GELU? Without it W1 @ W2 folds into one matrix."),
@@ -63,7 +57,7 @@ def check_ffn_forward(ffn_forward):
         for candidate, message in known:
             if np.allclose(out, candidate, atol=1e-6):
                 return wrong(name, message, hint)
-    result = compare_arrays(name, out, expected, "your output", hint)
+    result = compare_arrays(name, got, expected, "your output", hint)
     if not result:
         return result
     return correct(name, "(4, 512) -> (4, 2048) -> GELU -> (4, 512), the same numbers as "
