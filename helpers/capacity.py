@@ -1,0 +1,85 @@
+"""How many random key -> value pairs an FFN stores: the capacity experiment of notebook 03.
+
+An FFN is asked to map N random keys (N, d_model) to N random values (N, d_model).
+Its up-projection keeps its random initial weights; its down-projection is fitted
+by least squares, the exact minimum of the squared error (one solve, no learning
+rate, same answer every run). A pair counts as *memorised* when the FFN's output
+for its key lies nearer (Euclidean) to its own value than to any other value.
+"""
+
+from contextlib import contextmanager
+
+import torch
+
+from helpers import activations, validate
+from helpers.ffn import FFN
+
+
+@contextmanager
+def one_thread():
+    """Run torch on one CPU thread inside the block: these problems are small, and
+    extra threads only add start-up cost (and fight when the CPU is shared)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def random_pairs(n_pairs, d_model, seed=0):
+    """keys, values: two (n_pairs, d_model) float64 tensors of standard normal numbers."""
+    n_pairs = validate.positive_int(n_pairs, "n_pairs")
+    d_model = validate.positive_int(d_model, "d_model")
+    gen = torch.Generator().manual_seed(seed)
+    keys = torch.randn(n_pairs, d_model, generator=gen, dtype=torch.float64)
+    values = torch.randn(n_pairs, d_model, generator=gen, dtype=torch.float64)
+    return keys, values
+
+
+def retrieval_accuracy(outputs, values):
+    """Fraction of rows i whose nearest row of values (N, d) is values[i]; outputs: (N, d)."""
+    if outputs.shape != values.shape or outputs.ndim != 2:
+        raise ValueError(
+            f"outputs has shape {tuple(outputs.shape)} but values has shape "
+            f"{tuple(values.shape)}: both must be (n_pairs, d_model)"
+        )
+    nearest = torch.cdist(outputs, values).argmin(dim=1)    # (N,) index of the closest value
+    return (nearest == torch.arange(len(values))).double().mean().item()
+
+
+def fit_down_proj(ffn, keys, values):
+    """Set ffn.c_proj (the down-projection) to the least-squares fit of keys -> values.
+
+    The up-projection keeps its weights; the down-projection's bias is set to 0.
+    keys, values: (N, d_model). Returns ffn.
+    """
+    if keys.shape != values.shape or keys.shape[-1] != ffn.d_model:
+        raise ValueError(
+            f"keys {tuple(keys.shape)} and values {tuple(values.shape)} must both be "
+            f"(n_pairs, d_model={ffn.d_model})"
+        )
+    with torch.no_grad():
+        hidden = activations.get(ffn.activation)(ffn.c_fc(keys))      # (N, d_ff)
+        W2 = torch.linalg.lstsq(hidden, values).solution              # (d_ff, d_model)
+        ffn.c_proj.weight.copy_(W2.T)                                 # nn.Linear stores (out, in)
+        if ffn.c_proj.bias is not None:
+            ffn.c_proj.bias.zero_()
+    return ffn
+
+
+def memorised_fraction(d_model, d_ff, n_pairs, seed=0, activation="gelu"):
+    """Fit an FFN (d_model -> d_ff -> d_model) to n_pairs random pairs; return the fraction memorised."""
+    keys, values = random_pairs(n_pairs, d_model, seed)
+    torch.manual_seed(seed)
+    ffn = FFN(d_model, d_ff, activation=activation).double()
+    with one_thread():
+        fit_down_proj(ffn, keys, values)
+        with torch.no_grad():
+            return retrieval_accuracy(ffn(keys), values)
+
+
+def capacity(n_pairs_list, fractions):
+    """The largest n_pairs whose pairs were all memorised (0 if none)."""
+    full = [n for n, f in zip(n_pairs_list, fractions, strict=True) if f == 1.0]
+    return max(full, default=0)
