@@ -9,8 +9,8 @@ import importlib
 __version__ = "0.1.0"
 
 _SUBMODULES = {
-    "activations", "attention", "bench", "block", "checks", "config_params", "data",
-    "demos", "device", "ffn", "gated", "kv_memory", "moe", "plots", "progress",
+    "activations", "attention", "bandwidth", "bench", "block", "capacity", "checks", "config_params", "data",
+    "demos", "device", "facts", "ffn", "gated", "kv_memory", "moe", "network3d", "plots", "progress",
     "setup", "tensor_parallel", "timing", "validate", "widgets",
 }
 

@@ -8,8 +8,9 @@ the default settings, and a live kernel updates it.
 
 import time
 
-import matplotlib.pyplot as plt
+import matplotlib
 from IPython.display import display
+from matplotlib.figure import Figure
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -45,11 +46,9 @@ class LiveFigure:
             w.unobserve(self._on_change, names="value")
             w.value = value
             w.observe(self._on_change, names="value")
-        fig = plt.figure(figsize=self.figsize)
-        try:
-            self.draw(fig, **self.values())
-        finally:
-            plt.close(fig)  # keep pyplot from showing it a second time
+        # A Figure outside pyplot: quicker to make, and pyplot never shows it a second time.
+        fig = Figure(figsize=self.figsize, dpi=matplotlib.rcParams["figure.dpi"])
+        self.draw(fig, **self.values())
         self.figure = fig
         return fig
 
