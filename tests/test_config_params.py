@@ -1,0 +1,174 @@
+"""The parameter calculator: published totals, the seed's GPT-3 table, torch modules, bad configs."""
+
+import csv
+import json
+
+import pytest
+from torch import nn
+
+from helpers import config_params as cp
+from helpers.block import Block, RMSNorm
+from helpers.data import data_path
+
+# Exact totals as published (Hugging Face model cards / sum of the checkpoint's tensors).
+PUBLISHED = {
+    "gpt2": 124_439_808,
+    "gpt2-medium": 354_823_168,
+    "gpt2-large": 774_030_080,
+    "gpt2-xl": 1_557_611_200,
+    "llama-2-7b": 6_738_415_616,
+    "llama-3-8b": 8_030_261_248,
+    "mistral-7b": 7_241_732_096,
+    "mixtral-8x7b": 46_702_792_704,
+    "tinyllama-1.1b": 1_100_048_384,
+}
+
+
+def test_every_shipped_model_config_has_a_published_total():
+    assert set(cp.shipped_configs()) == set(PUBLISHED) | {"gpt3-175b"}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_published_totals(name):
+    b = cp.count_params(name)
+    assert b.total == PUBLISHED[name]
+    assert sum(b.components.values()) == b.total
+    for key in ["embedding", "position_embedding", "attention", "mlp", "norms", "unembedding"]:
+        assert key in b.components
+    assert b.attention == b.components["attention"] and b.mlp == b.components["mlp"]
+
+
+def test_mixtral_active_parameters():
+    b = cp.count_params("mixtral-8x7b")
+    assert (b.n_experts, b.experts_per_token) == (8, 2)
+    expert = 3 * 4096 * 14336
+    assert b.active == b.total - 32 * 6 * expert == 12_879_925_248
+    assert b.components["router"] == 32 * 4096 * 8
+    assert cp.count_params("llama-2-7b").active == PUBLISHED["llama-2-7b"]
+
+
+def test_gqa_shrinks_k_and_v_only():
+    llama3 = cp.count_params("llama-3-8b")
+    assert (llama3.n_heads, llama3.n_kv_heads, llama3.head_dim) == (32, 8, 128)
+    assert llama3.per_layer["attention"] == 2 * 4096 * 4096 + 2 * 4096 * 1024
+    mha = cp.load_config("llama-3-8b") | {"num_key_value_heads": 32}
+    assert cp.count_params(mha).per_layer["attention"] == 4 * 4096 * 4096
+
+
+def test_seed_gpt3_table_weights_only():
+    b = cp.count_params("gpt3-175b", weights_only=True)
+    rows = {r["layer"]: int(r["parameters"]) for r in csv.DictReader(open(data_path("gpt3_parameter_table.csv")))}
+    assert b.total == rows["Total"] == 175_181_291_520
+    assert b.components["embedding"] == rows["Embedding"] == b.components["unembedding"]
+    assert b.attention == 4 * rows["Key"] == rows["Up-projection"] == 57_982_058_496
+    assert b.mlp == rows["Up-projection"] + rows["Down-projection"]
+    assert sum(v for k, v in rows.items() if k != "Total") == rows["Total"]
+    assert b.per_layer["mlp"] == 2 * b.per_layer["attention"] == 8 * 12288**2
+    assert round(b.mlp_share, 3) == 0.662
+
+
+def test_weights_only_drops_biases_norms_and_positions():
+    exact, weights = cp.count_params("gpt2"), cp.count_params("gpt2", weights_only=True)
+    d, layers = 768, 12
+    assert exact.total - weights.total == 1024 * d + layers * (4 * d + 3072 + d + 4 * d) + 2 * d
+    assert weights.components["position_embedding"] == weights.components["norms"] == 0
+
+
+def n_params(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+def test_gpt2_matches_a_torch_model():
+    d, layers, heads, vocab, ctx = 32, 3, 4, 101, 16
+    model = nn.ModuleList([nn.Embedding(vocab, d), nn.Embedding(ctx, d), nn.LayerNorm(d)]
+                          + [Block(d, heads) for _ in range(layers)])
+    config = {"model_type": "gpt2", "n_embd": d, "n_layer": layers, "n_head": heads,
+              "n_positions": ctx, "n_inner": None, "vocab_size": vocab}
+    b = cp.count_params(config)
+    assert b.total == n_params(model)
+    assert b.per_layer["mlp"] == n_params(model[3].mlp)
+    assert b.per_layer["attention"] == n_params(model[3].attn)
+
+
+def test_llama_with_gqa_matches_a_torch_model():
+    d, d_ff, layers, heads, kv_heads, vocab = 32, 40, 2, 8, 2, 50
+    head_dim = d // heads
+
+    def layer():
+        attn = [nn.Linear(d, heads * head_dim, bias=False), nn.Linear(d, kv_heads * head_dim, bias=False),
+                nn.Linear(d, kv_heads * head_dim, bias=False), nn.Linear(heads * head_dim, d, bias=False)]
+        mlp = [nn.Linear(d, d_ff, bias=False), nn.Linear(d, d_ff, bias=False), nn.Linear(d_ff, d, bias=False)]
+        return nn.ModuleList(attn + mlp + [RMSNorm(d), RMSNorm(d)])
+
+    model = nn.ModuleList([nn.Embedding(vocab, d), RMSNorm(d), nn.Linear(d, vocab, bias=False)]
+                          + [layer() for _ in range(layers)])
+    config = {"model_type": "llama", "hidden_size": d, "intermediate_size": d_ff,
+              "num_hidden_layers": layers, "num_attention_heads": heads,
+              "num_key_value_heads": kv_heads, "vocab_size": vocab}
+    assert cp.count_params(config).total == n_params(model)
+    tied = cp.count_params(config | {"tie_word_embeddings": True})
+    assert tied.total == n_params(model) - d * vocab and tied.components["unembedding"] == 0
+
+
+def test_flops_per_token_and_crossover():
+    f = cp.flops_per_token("gpt2", 1024)
+    assert f["mlp"] == 2 * 12 * 2 * 768 * 3072 == 2 * f["attention_projections"]
+    assert f["attention_core"] == 2 * 12 * 1024 * 768
+    assert cp.flops_per_token("gpt2", 1024, causal=False)["attention_core"] == 2 * f["attention_core"]
+    assert cp.crossover_seq_len("gpt2") == 8 * 768 == 6144
+    assert cp.crossover_seq_len("gpt3-175b") == 8 * 12288 == 98_304
+    assert cp.crossover_seq_len("gpt2", causal=False) == 3072
+    at = cp.flops_per_token("gpt2", 6144)
+    assert at["attention_core"] == at["mlp"] > cp.flops_per_token("gpt2", 6143)["attention_core"]
+    moe = cp.flops_per_token("mixtral-8x7b", 1)
+    assert moe["mlp"] == 2 * 32 * (2 * 3 * 4096 * 14336 + 4096 * 8)
+    with pytest.raises(ValueError, match="seq_len must be a positive integer, got 0"):
+        cp.flops_per_token("gpt2", 0)
+
+
+def test_load_config_sources(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cp.load_config("gpt2")))
+    assert cp.count_params(path).total == cp.count_params(str(path)).total == PUBLISHED["gpt2"]
+    original = {"model_type": "gpt2"}
+    assert cp.load_config(original) is not original
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"model_type": "bert"}, "unknown model_type 'bert'"),
+    ({"model_type": None}, "unknown model_type None"),
+    ({"n_embd": None}, "lacks the field 'n_embd'"),
+    ({"n_layer": -2}, "'n_layer' .* must be a positive integer, got -2"),
+    ({"n_head": 7}, "n_embd=768 must be a multiple of n_head=7"),
+    ({"vocab_size": "50257"}, "'vocab_size' .* got '50257'"),
+])
+def test_bad_gpt2_configs_name_the_field(change, message):
+    config = cp.load_config("gpt2") | change
+    with pytest.raises(cp.ConfigError, match=message):
+        cp.count_params(config)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"intermediate_size": None}, "lacks the field 'intermediate_size'"),
+    ({"num_key_value_heads": 5}, "num_attention_heads=32 must be a multiple of num_key_value_heads=5"),
+    ({"num_experts_per_tok": 9}, "num_experts_per_tok=9 exceeds num_local_experts=8"),
+    ({"num_local_experts": None}, "lacks the field 'num_local_experts'"),
+])
+def test_bad_llama_configs_name_the_field(change, message):
+    config = cp.load_config("mixtral-8x7b") | change
+    with pytest.raises(cp.ConfigError, match=message):
+        cp.count_params(config)
+
+
+def test_bad_sources(tmp_path):
+    with pytest.raises(FileNotFoundError, match="neither a file nor a shipped config; shipped configs: gpt2"):
+        cp.load_config("gpt-5")
+    broken = tmp_path / "config.json"
+    broken.write_text("{not json")
+    with pytest.raises(cp.ConfigError, match="is not valid JSON"):
+        cp.load_config(broken)
+    broken.write_text("[1, 2]")
+    with pytest.raises(cp.ConfigError, match="holds a list, expected a JSON object"):
+        cp.load_config(broken)
+    with pytest.raises(TypeError, match="source must be a dict, a path or a config name, got int"):
+        cp.load_config(3)
