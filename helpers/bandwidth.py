@@ -86,3 +86,35 @@ def knee_intensity(peak_flops, bandwidth):
             f"peak_flops and bandwidth must be positive, got {peak_flops} and {bandwidth}"
         )
     return peak_flops / bandwidth
+
+
+def decode_weight_bytes(breakdown, bytes_per_param=2):
+    """Bytes of weights one decode step (one token per sequence) reads, by component.
+
+    breakdown: a helpers.config_params.Breakdown. Every matrix is read once, except the
+    embedding tables, of which one row is read; the unembedding (vocab x d_model, tied or
+    not) is read whole. An MoE reads only the experts its token picked.
+    """
+    b, c = breakdown, breakdown.components
+    per_param = validate.positive_int(bytes_per_param, "bytes_per_param")
+    counts = {
+        "embedding": b.d_model,  # one row: the new token's vector
+        "position_embedding": b.d_model if c["position_embedding"] else 0,
+        "attention": c["attention"],
+        "mlp": c["mlp"] // b.n_experts * b.experts_per_token,
+        "router": c["router"],
+        "norms": c["norms"],
+        "unembedding": b.vocab_size * b.d_model,  # logits for every word of the vocabulary
+    }
+    return {name: n * per_param for name, n in counts.items()}
+
+
+def kv_cache_bytes(breakdown, n_tokens=1, bytes_per_element=2):
+    """KV cache of n_tokens: 2 (K and V) * n_layers * n_kv_heads * d_head * bytes, per token.
+
+    Only attention has a cache; no term depends on the MLP.
+    """
+    b = breakdown
+    n_tokens = validate.positive_int(n_tokens, "n_tokens")
+    per_element = validate.positive_int(bytes_per_element, "bytes_per_element")
+    return 2 * b.n_layers * b.n_kv_heads * b.head_dim * per_element * n_tokens

@@ -17,15 +17,15 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-from helpers import bandwidth, demos
+from helpers import activations, bandwidth, demos, gated
 from helpers.device import gpu_or_none
 from helpers.ffn import FFN
-from helpers.gated import GatedMLP, llama_d_ff
 from helpers.timing import benchmark, format_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,11 +57,11 @@ def plain_ffn(ffn):
 
 def fused_gate_up(mlp):
     """mlp's computation with gate_proj and up_proj as one matrix: one GEMM instead of two."""
-    fused = getattr(mlp, "fused", None)  # a fused module, where helpers.gated provides one
-    if callable(fused):
-        return fused()
+    fuse = getattr(gated, "fuse_gate_up", None)  # helpers.gated's fused module, where it exists
+    if fuse is not None:
+        return fuse(mlp)
     W_gate_up = torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight]).detach()  # (2 d_ff, d_model)
-    act = F.silu if mlp.activation == "silu" else F.gelu
+    act = activations.get(mlp.activation)
 
     def forward(x):
         g, u = F.linear(x, W_gate_up).split(mlp.d_ff, dim=-1)
@@ -82,7 +82,7 @@ def ffn_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
     rows = []
     for T in (1, 64, 512):
         x = torch.randn(T, d_model, device=device, dtype=dtype)
-        t = interleaved({"helpers": lambda: ffn(x), "plain": lambda: plain(x)},
+        t = interleaved({"helpers": partial(ffn, x), "plain": partial(plain, x)},
                         rounds, min_time, device)
         ratio = t["helpers"] / t["plain"]
         rows.append(row(f"FFN {d_model}->{d_ff} T={T} ({device}): helpers / torch.nn.functional",
@@ -94,13 +94,13 @@ def ffn_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
 @torch.no_grad()
 def fused_rows(d_model, rounds, min_time, device, dtype=torch.float32):
     torch.manual_seed(0)
-    mlp = GatedMLP(d_model, llama_d_ff(d_model)).to(device=device, dtype=dtype).eval()
+    mlp = gated.GatedMLP(d_model, gated.llama_d_ff(d_model)).to(device=device, dtype=dtype).eval()
     fused = fused_gate_up(mlp)
     rows = []
     for T in (1, 64):
         x = torch.randn(T, d_model, device=device, dtype=dtype)
         torch.testing.assert_close(fused(x), mlp(x), rtol=1e-2, atol=1e-3)
-        t = interleaved({"fused": lambda: fused(x), "separate": lambda: mlp(x)},
+        t = interleaved({"fused": partial(fused, x), "separate": partial(mlp, x)},
                         rounds, min_time, device)
         ratio = t["fused"] / t["separate"]
         on_cpu = torch.device(device).type == "cpu"
