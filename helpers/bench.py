@@ -3,10 +3,12 @@
     python -m helpers.bench                  # everything (notebooks take minutes)
     python -m helpers.bench --no-notebooks   # skip re-executing the notebooks
     python -m helpers.bench --smoke          # tiny sizes: checks that every row prints
+    python -m helpers.bench --threads 1      # fix torch's thread count (a busy machine)
 
 Compared variants run interleaved (A, B, B, A, ...) so that a slow moment of
-the machine hits both; each figure is the median of several rounds and each
-ratio is a ratio of medians. It prints a markdown table (docs/BENCHMARKS.md).
+the machine hits both; times are medians over rounds, and each ratio is the
+median of the per-round ratios (the two samples of a round are moments apart).
+It prints a markdown table, the one in docs/BENCHMARKS.md.
 """
 
 import argparse
@@ -36,7 +38,7 @@ SIZES = {  # (d_model, d_ff) of the FFN, (d_model, d_ff) of the decode check, ro
 
 
 def interleaved(variants, rounds, min_time=0.0, device="cpu"):
-    """Median seconds per call of each variant, timed in alternating order round after round."""
+    """Seconds per call of each variant, one sample per round, timed in alternating order."""
     names = list(variants)
     samples = {name: [] for name in names}
     for fn in variants.values():
@@ -45,7 +47,19 @@ def interleaved(variants, rounds, min_time=0.0, device="cpu"):
         for name in names if r % 2 == 0 else names[::-1]:
             timing = benchmark(variants[name], device=device, warmup=0, repeat=1, min_time=min_time)
             samples[name].append(timing.median)
-    return {name: statistics.median(s) for name, s in samples.items()}
+    return samples
+
+
+def compare(variants, rounds, min_time=0.0, device="cpu"):
+    """(median seconds of each variant, median of the per-round ratios first / second).
+
+    Samples of the same round were taken moments apart, so their ratio cancels most of
+    the machine's slow and fast phases; the median drops the rounds a hiccup hit.
+    """
+    samples = interleaved(variants, rounds, min_time, device)
+    first, second = (samples[name] for name in list(variants)[:2])
+    ratio = statistics.median(a / b for a, b in zip(first, second, strict=True))
+    return {name: statistics.median(s) for name, s in samples.items()}, ratio
 
 
 def plain_ffn(ffn):
@@ -82,9 +96,8 @@ def ffn_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
     rows = []
     for T in (1, 64, 512):
         x = torch.randn(T, d_model, device=device, dtype=dtype)
-        t = interleaved({"helpers": partial(ffn, x), "plain": partial(plain, x)},
-                        rounds, min_time, device)
-        ratio = t["helpers"] / t["plain"]
+        t, ratio = compare({"helpers": partial(ffn, x), "plain": partial(plain, x)},
+                           rounds, min_time, device)
         rows.append(row(f"FFN {d_model}->{d_ff} T={T} ({device}): helpers / torch.nn.functional",
                         f"{ratio:.3f} ({format_seconds(t['helpers'])} vs {format_seconds(t['plain'])})",
                         "<= 1.05", ratio <= 1.05))
@@ -100,9 +113,8 @@ def fused_rows(d_model, rounds, min_time, device, dtype=torch.float32):
     for T in (1, 64):
         x = torch.randn(T, d_model, device=device, dtype=dtype)
         torch.testing.assert_close(fused(x), mlp(x), rtol=1e-2, atol=1e-3)
-        t = interleaved({"fused": partial(fused, x), "separate": partial(mlp, x)},
-                        rounds, min_time, device)
-        ratio = t["fused"] / t["separate"]
+        t, ratio = compare({"fused": partial(fused, x), "separate": partial(mlp, x)},
+                           rounds, min_time, device)
         on_cpu = torch.device(device).type == "cpu"
         rows.append(row(f"SwiGLU {d_model}->{mlp.d_ff} T={T} ({device}): fused / separate gate, up",
                         f"{ratio:.3f} ({format_seconds(t['fused'])} vs {format_seconds(t['separate'])})",
@@ -120,15 +132,17 @@ def decode_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
     v = bandwidth.filled(d_model, dtype, device, seed=1)
     flat = bandwidth.filled(n_weights, dtype, device, seed=2)
     x = torch.randn(1, d_model, device=device, dtype=dtype)
-    t = interleaved({"ffn": lambda: ffn(x), "matvec": lambda: torch.mv(W, v), "stream": flat.sum},
-                    rounds, min_time, device)
-    gbs = {name: n_bytes / seconds / 1e9 for name, seconds in t.items()}
-    of_matvec, of_stream = gbs["ffn"] / gbs["matvec"], gbs["ffn"] / gbs["stream"]
+    samples = interleaved({"ffn": partial(ffn, x), "matvec": partial(torch.mv, W, v),
+                           "stream": flat.sum}, rounds, min_time, device)
+    gbs = {name: n_bytes / statistics.median(s) / 1e9 for name, s in samples.items()}
+    # bandwidth ratio ffn / other = time ratio other / ffn, paired round by round
+    of_matvec, of_stream = (statistics.median(o / f for o, f in zip(samples[other], samples["ffn"], strict=True))
+                            for other in ("matvec", "stream"))
     mib = n_bytes / 2**20
     return [
-        row(f"decode FFN {d_model}->{d_ff} ({mib:.0f} MiB, {device}) GB/s", f"{gbs['ffn']:.1f} GB/s"),
-        row(f"plain matvec ({mib:.0f} MiB) GB/s", f"{gbs['matvec']:.1f} GB/s"),
-        row(f"streaming read, sum ({mib:.0f} MiB) GB/s", f"{gbs['stream']:.1f} GB/s"),
+        row(f"decode FFN {d_model}->{d_ff} ({mib:g} MiB, {device}) GB/s", f"{gbs['ffn']:.1f} GB/s"),
+        row(f"plain matvec ({mib:g} MiB) GB/s", f"{gbs['matvec']:.1f} GB/s"),
+        row(f"streaming read, sum ({mib:g} MiB) GB/s", f"{gbs['stream']:.1f} GB/s"),
         row("decode FFN bandwidth / matvec bandwidth", f"{of_matvec:.2f}", ">= 0.9",
             of_matvec >= 0.9),
         row("decode FFN bandwidth / streaming read bandwidth", f"{of_stream:.2f}"),
@@ -146,10 +160,15 @@ def demo_rows(repeat):
                 raise
             rows.append(row(f"demo redraw {name}", f"skipped: {module} does not exist yet"))
             continue
-        demo = demo_module.make()
-        demo.redraw_seconds(**demo_module.SAMPLE)  # the first draw loads fonts and caches
-        seconds = statistics.median(
-            demo.redraw_seconds(**demo_module.SAMPLE) for _ in range(repeat))
+        try:
+            demo = demo_module.make()
+            demo.redraw_seconds(**demo_module.SAMPLE)  # the first draw loads fonts and caches
+            seconds = statistics.median(
+                demo.redraw_seconds(**demo_module.SAMPLE) for _ in range(repeat))
+        except Exception as err:  # a broken demo is a finding, not a reason to stop
+            rows.append(row(f"demo redraw {name}", f"error: {type(err).__name__}: {err}",
+                            "<= 150 ms", False))
+            continue
         rows.append(row(f"demo redraw {name}", format_seconds(seconds), "<= 150 ms",
                         seconds <= 0.150))
     return rows
@@ -169,7 +188,12 @@ def notebook_rows():
         for path in run_notebooks.select([]):
             copy = Path(shutil.copy(path, tmp))
             start = time.perf_counter()
-            run_notebooks.execute(copy)
+            try:
+                run_notebooks.execute(copy)
+            except Exception as err:  # report the failure, go on with the others
+                rows.append(row(f"execute {path.stem}", f"failed: {type(err).__name__}",
+                                "< 60 s", False))
+                continue
             seconds = time.perf_counter() - start
             total += seconds
             rows.append(row(f"execute {path.stem}", format_seconds(seconds), "< 60 s",
@@ -201,7 +225,7 @@ def table(rows):
     return "\n".join(lines)
 
 
-def run(smoke=False, notebooks=True, out=print):
+def run(smoke=False, notebooks=True, rounds=None, out=print):
     """Run every benchmark and print the table row by row; return the rows."""
     import matplotlib
 
@@ -211,7 +235,7 @@ def run(smoke=False, notebooks=True, out=print):
     plots.use_course_style()
     torch.manual_seed(0)
     size = SIZES["smoke" if smoke else "full"]
-    rounds, min_time = size["rounds"], size["min_time"]
+    rounds, min_time = rounds or size["rounds"], size["min_time"]
     out(f"Machine: {machine()}")
     out("")
     out(table([]))
@@ -227,7 +251,7 @@ def run(smoke=False, notebooks=True, out=print):
     emit(decode_rows(*size["decode"], rounds, min_time, "cpu"))
     gpu = gpu_or_none()
     if gpu is not None:
-        half = torch.bfloat16
+        half = torch.bfloat16 if gpu.type == "cuda" else torch.float16
         emit(fused_rows(size["ffn"][0], rounds, min_time, gpu, half))
         emit(decode_rows(*size["decode"], rounds, min_time, gpu, half))
     else:
@@ -247,8 +271,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, one quick pass")
     parser.add_argument("--no-notebooks", action="store_true", help="skip re-executing notebooks")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds per comparison (default 15)")
+    parser.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
     args = parser.parse_args(argv)
-    run(smoke=args.smoke, notebooks=not args.no_notebooks)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    run(smoke=args.smoke, notebooks=not args.no_notebooks, rounds=args.rounds)
 
 
 if __name__ == "__main__":
