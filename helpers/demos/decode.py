@@ -26,8 +26,8 @@ CONTEXTS = [128, 512, 2048, 8192, 32768]
 BYTES_PER_PARAM = 2  # bfloat16 weights and cache
 SAMPLE = {"model": "llama-3-8b", "batch": 64, "context": 8192,
           "hardware": "A100 80GB SXM: 2.04 TB/s, 312 TFLOP/s"}
-PARTS = [("mlp", "MLP weights", "#ff7f0e"), ("attention", "attention weights", "#9467bd"),
-         ("other", "embeddings, norms", "#7f7f7f"), ("kv", "KV cache", "#1f77b4")]
+PARTS = [("mlp", "MLP", "#ff7f0e"), ("attention", "attention", "#9467bd"),
+         ("other", "embed, norms", "#7f7f7f"), ("kv", "KV cache", "#1f77b4")]
 
 
 @cache
@@ -57,37 +57,36 @@ def draw(fig, model, batch, context, hardware):
     bandwidth, peak = HARDWARE[hardware]
     parts = step_bytes(model, batch, context)
     weights = parts["mlp"] + parts["attention"] + parts["other"]
-    ax_bytes, ax_time = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.4]})
-    left = 0.0
-    for key, label, color in PARTS:
-        ax_bytes.barh(0, parts[key] / 1e9, height=0.6, left=left, color=color, label=label)
-        left += parts[key] / 1e9
-    ax_bytes.set_ylim(-0.5, 1.6)
-    ax_bytes.set_yticks([])
-    ax_bytes.set_xlabel("GB read per decode step (bf16)")
-    ax_bytes.set_ylabel(f"batch {batch}, context {context}")
+    ax_bytes, ax_time = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
+    # One bar per part, named on the y axis (a legend would double the redraw time).
+    ax_bytes.barh([label for _, label, _ in PARTS][::-1],
+                  [parts[key] / 1e9 for key, _, _ in PARTS][::-1],
+                  color=[color for _, _, color in PARTS][::-1])
+    ax_bytes.set_xlabel(f"GB read per decode step (bf16), batch {batch}")
+    ax_bytes.set_ylabel("part")
     ax_bytes.set_title(f"{model}: MLP {parts['mlp'] / weights:.0%} of weight bytes,\n"
-                       f"KV cache {parts['kv'] / left / 1e9:.0%} of all bytes", fontsize=9)
-    ax_bytes.legend(fontsize=7, loc="upper center", ncol=2, frameon=False)
+                       f"KV cache {parts['kv'] / sum(parts.values()):.0%} of all bytes", fontsize=9)
 
     with_kv = [step_seconds(model, b, context, bandwidth, peak) * 1e3 for b in BATCHES]
     no_kv = [step_seconds(model, b, None, bandwidth, peak) * 1e3 for b in BATCHES]
-    ax_time.loglog(BATCHES, no_kv, "-", color="#ff7f0e", label="weights only")
-    ax_time.loglog(BATCHES, with_kv, "o-", color="#1f77b4", markersize=3,
-                   label=f"weights + KV cache of {context} tokens")
+    ax_time.loglog(BATCHES, no_kv, "-", color=PARTS[0][2])
+    ax_time.loglog(BATCHES, with_kv, "o-", color=PARTS[3][2], markersize=3)
+    ax_time.text(BATCHES[-1], no_kv[-1], " weights", color=PARTS[0][2], fontsize=8, va="center")
+    ax_time.text(BATCHES[-1], with_kv[-1], " + KV", color=PARTS[3][2], fontsize=8, va="center")
     knee = peak * BYTES_PER_PARAM / (2 * bandwidth)
-    ax_time.axvline(knee, color="gray", linestyle=":", label=f"knee: batch {knee:.0f}")
+    ax_time.axvline(knee, color="gray", linestyle=":")
+    ax_time.text(knee, no_kv[0], f" knee {knee:.0f}", color="gray", fontsize=8, va="bottom")
     now = with_kv[BATCHES.index(batch)]
     ax_time.plot([batch], [now], "o", color="black", markersize=7)
-    ax_time.set_xlabel("batch (sequences decoding one token each)")
+    ax_time.set_xlim(0.7, BATCHES[-1] * 4)
+    ax_time.set_xlabel(f"batch (sequences), context {context} tokens")
     ax_time.set_ylabel("ms per decode step (roofline)")
     ax_time.set_title(f"{now:.1f} ms per step: {batch / now * 1e3:,.0f} tokens/s in all",
                       fontsize=9)
-    ax_time.legend(fontsize=7, loc="upper left")
     ax_time.minorticks_off()  # minor ticks and math-text labels of log axes are slow to draw
     for axis in (ax_time.xaxis, ax_time.yaxis):
         axis.set_major_formatter(FormatStrFormatter("%g"))
-    fig.subplots_adjust(bottom=0.17, wspace=0.3)
+    fig.subplots_adjust(left=0.15, right=0.97, bottom=0.15, wspace=0.35)
 
 
 def make():
