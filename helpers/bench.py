@@ -32,7 +32,7 @@ from helpers.timing import benchmark, format_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZES = {  # (d_model, d_ff) of the FFN, (d_model, d_ff) of the decode check, rounds, min_time
-    "full": {"ffn": (768, 3072), "decode": (1024, 4096), "rounds": 15, "min_time": 0.02},
+    "full": {"ffn": (768, 3072), "decode": (1024, 4096), "rounds": 31, "min_time": 0.01},
     "smoke": {"ffn": (32, 128), "decode": (64, 256), "rounds": 2, "min_time": 0.0},
 }
 
@@ -101,6 +101,10 @@ def ffn_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
         rows.append(row(f"FFN {d_model}->{d_ff} T={T} ({device}): helpers / torch.nn.functional",
                         f"{ratio:.3f} ({format_seconds(t['helpers'])} vs {format_seconds(t['plain'])})",
                         "<= 1.05", ratio <= 1.05))
+    # The same function against itself: how far from 1.000 this machine's noise moves a ratio.
+    _, control = compare({"a": partial(plain, x), "b": partial(plain, x)}, rounds, min_time, device)
+    rows.append(row(f"control: plain FFN T=512 ({device}) / itself (the noise floor)",
+                    f"{control:.3f}"))
     return rows
 
 
@@ -271,7 +275,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, one quick pass")
     parser.add_argument("--no-notebooks", action="store_true", help="skip re-executing notebooks")
-    parser.add_argument("--rounds", type=int, help="interleaved rounds per comparison (default 15)")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds per comparison (default 31)")
     parser.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
     args = parser.parse_args(argv)
     if args.threads:
