@@ -22,9 +22,15 @@ def test_compare_returns_medians_and_the_paired_ratio():
     def fast():
         time.sleep(0.001)
 
-    medians, ratio = bench.compare({"slow": slow, "fast": fast}, rounds=3)
+    medians, ratios = bench.compare({"slow": slow, "fast": fast}, rounds=5)
     assert set(medians) == {"slow", "fast"} and all(m > 0 for m in medians.values())
-    assert ratio > 1  # 4 ms against 1 ms: sleeping never takes less than asked
+    assert len(ratios) == 5 and ratios == sorted(ratios)
+    assert medians["slow"] >= 0.004  # sleeping never takes less than asked
+
+
+def test_spread_gives_the_median_and_quartiles():
+    assert bench.spread([1.0, 2.0, 3.0]) == "2.000"
+    assert bench.spread([1.0, 1.0, 2.0, 2.0, 3.0]) == "2.000 (quartiles 1.000-2.500)"
 
 
 def test_fused_gate_up_computes_the_same_mlp():
