@@ -1,7 +1,8 @@
 """Notebook 09's demo: pick a model, a batch and a context; see what one decode step reads.
 
 Computed, not measured (so a redraw is quick): the bytes of weights and KV cache one
-step reads, the MLP's share, and the roofline's time per step over batch sizes.
+step reads (bfloat16), the MLP's share, and the roofline's time per step over batch
+sizes, from the model's config and the GPU's published bandwidth and peak FLOP/s.
 """
 
 from functools import cache
@@ -26,8 +27,8 @@ CONTEXTS = [128, 512, 2048, 8192, 32768]
 BYTES_PER_PARAM = 2  # bfloat16 weights and cache
 SAMPLE = {"model": "llama-3-8b", "batch": 64, "context": 8192,
           "hardware": "A100 80GB SXM: 2.04 TB/s, 312 TFLOP/s"}
-PARTS = [("mlp", "MLP", "#ff7f0e"), ("attention", "attention", "#9467bd"),
-         ("other", "embed, norms", "#7f7f7f"), ("kv", "KV cache", "#1f77b4")]
+LABELS = {"mlp": "MLP", "attention": "attention", "other": "rest", "kv": "KV cache"}
+COLORS = {"mlp": "#ff7f0e", "kv": "#1f77b4"}
 
 
 @cache
@@ -54,39 +55,35 @@ def step_seconds(name, batch, context, bandwidth, peak_flops):
 
 
 def draw(fig, model, batch, context, hardware):
+    """The roofline's time per decode step over batch sizes, with this step's bytes by part."""
     bandwidth, peak = HARDWARE[hardware]
     parts = step_bytes(model, batch, context)
     weights = parts["mlp"] + parts["attention"] + parts["other"]
-    ax_bytes, ax_time = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
-    # One bar per part, named on the y axis (a legend would double the redraw time).
-    ax_bytes.barh([label for _, label, _ in PARTS][::-1],
-                  [parts[key] / 1e9 for key, _, _ in PARTS][::-1],
-                  color=[color for _, _, color in PARTS][::-1])
-    ax_bytes.set_xlabel(f"GB read per decode step (bf16), batch {batch}")
-    ax_bytes.set_ylabel("part")
-    ax_bytes.set_title(f"{model}: MLP {parts['mlp'] / weights:.0%} of weight bytes,\n"
-                       f"KV cache {parts['kv'] / sum(parts.values()):.0%} of all bytes", fontsize=9)
-
+    ax = fig.subplots()  # one axes: a second one (a bar chart) doubled the redraw time
     with_kv = [step_seconds(model, b, context, bandwidth, peak) * 1e3 for b in BATCHES]
     no_kv = [step_seconds(model, b, None, bandwidth, peak) * 1e3 for b in BATCHES]
-    ax_time.loglog(BATCHES, no_kv, "-", color=PARTS[0][2])
-    ax_time.loglog(BATCHES, with_kv, "o-", color=PARTS[3][2], markersize=3)
-    ax_time.text(BATCHES[-1], no_kv[-1], " weights", color=PARTS[0][2], fontsize=8, va="center")
-    ax_time.text(BATCHES[-1], with_kv[-1], " + KV", color=PARTS[3][2], fontsize=8, va="center")
+    ax.loglog(BATCHES, no_kv, "-", color=COLORS["mlp"])
+    ax.loglog(BATCHES, with_kv, "o-", color=COLORS["kv"], markersize=3)
+    ax.text(BATCHES[-1], no_kv[-1], " weights only", color=COLORS["mlp"], fontsize=8, va="center")
+    ax.text(BATCHES[-1], with_kv[-1], " + KV cache", color=COLORS["kv"], fontsize=8, va="center")
     knee = peak * BYTES_PER_PARAM / (2 * bandwidth)
-    ax_time.axvline(knee, color="gray", linestyle=":")
-    ax_time.text(knee, no_kv[0], f" knee {knee:.0f}", color="gray", fontsize=8, va="bottom")
+    ax.axvline(knee, color="gray", linestyle=":")
+    ax.text(knee, no_kv[0], f" knee: batch {knee:.0f}", color="gray", fontsize=8, va="bottom")
     now = with_kv[BATCHES.index(batch)]
-    ax_time.plot([batch], [now], "o", color="black", markersize=7)
-    ax_time.set_xlim(0.7, BATCHES[-1] * 4)
-    ax_time.set_xlabel(f"batch (sequences), context {context} tokens")
-    ax_time.set_ylabel("ms per decode step (roofline)")
-    ax_time.set_title(f"{now:.1f} ms per step: {batch / now * 1e3:,.0f} tokens/s in all",
-                      fontsize=9)
-    ax_time.minorticks_off()  # minor ticks and math-text labels of log axes are slow to draw
-    for axis in (ax_time.xaxis, ax_time.yaxis):
+    ax.plot([batch], [now], "o", color="black", markersize=7)
+    table = "\n".join(f"{label:<10}{parts[key] / 1e9:>8.1f} GB" for key, label in LABELS.items())
+    ax.text(0.02, 0.97, f"one step, batch {batch}:\n{table}", transform=ax.transAxes,
+            family="monospace", fontsize=8, va="top")
+    ax.set_xlim(0.7, BATCHES[-1] * 6)
+    ax.set_xlabel(f"batch (sequences decoding together), context {context} tokens")
+    ax.set_ylabel("ms per decode step (roofline)")
+    ax.set_title(f"{model}: MLP {parts['mlp'] / weights:.0%} of weight bytes, KV cache "
+                 f"{parts['kv'] / sum(parts.values()):.0%} of all bytes read\n"
+                 f"{now:.1f} ms per step at batch {batch}: {batch / now * 1e3:,.0f} tokens/s",
+                 fontsize=9)
+    ax.minorticks_off()  # minor ticks and math-text labels of log axes are slow to draw
+    for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(FormatStrFormatter("%g"))
-    fig.subplots_adjust(left=0.15, right=0.97, bottom=0.15, wspace=0.35)
 
 
 def make():
@@ -97,4 +94,4 @@ def make():
         "hardware": Dropdown(options=list(HARDWARE), value=list(HARDWARE)[0],
                              description="hardware"),
     }
-    return LiveFigure(draw, controls, figsize=(9.0, 3.8), title="What one decode step reads")
+    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="What one decode step reads")
