@@ -1,0 +1,120 @@
+"""Memory bandwidth and the roofline: how fast this machine reads weights.
+
+A decode step reads every weight once and does 2 FLOPs per weight per token,
+so with few tokens its speed is set by bytes per second, not FLOPs per second.
+
+    stream_read_bandwidth(n_bytes)   # GB/s of a plain sum over a filled array
+    matvec_bandwidth(d_out, d_in)    # GB/s of W @ x, reading W once
+    roofline_seconds(flops, n_bytes, peak_flops, bandwidth)
+
+All rates are in bytes (or FLOPs) per second; divide by 1e9 for GB/s.
+"""
+
+import torch
+
+from helpers import validate
+from helpers.timing import benchmark
+
+
+def filled(n_elements, dtype=torch.float32, device="cpu", seed=0):
+    """A tensor (n_elements,) of random values: every page written, so reads are real.
+
+    torch.empty hands out memory the OS has not mapped yet; reading it maps a
+    shared page of zeros, which sits in cache and reads impossibly fast.
+    """
+    n_elements = validate.positive_int(n_elements, "n_elements")
+    generator = torch.Generator().manual_seed(seed)
+    values = torch.empty(n_elements).uniform_(-1.0, 1.0, generator=generator)  # writes every page
+    return values.to(dtype=dtype, device=device)
+
+
+def element_bytes(dtype):
+    """Bytes per element of a torch dtype: 4 for float32, 2 for bfloat16."""
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be a torch.dtype such as torch.float32, got {dtype!r}")
+    return torch.empty((), dtype=dtype).element_size()
+
+
+def stream_read_bandwidth(n_bytes, dtype=torch.float32, device="cpu", repeat=5, min_time=0.02):
+    """Bytes per second of x.sum() over a filled array of about n_bytes (each byte read once)."""
+    n_bytes = validate.positive_int(n_bytes, "n_bytes")
+    x = filled(max(1, n_bytes // element_bytes(dtype)), dtype, device)
+    timing = benchmark(x.sum, device=device, repeat=repeat, min_time=min_time)
+    return timing.per_second(x.numel() * x.element_size())
+
+
+def matvec_bandwidth(d_out, d_in, dtype=torch.float32, device="cpu", repeat=5, min_time=0.02):
+    """Bytes of W (d_out, d_in) per second of a plain W @ x (x: (d_in,)), the decode kernel."""
+    d_out = validate.positive_int(d_out, "d_out")
+    d_in = validate.positive_int(d_in, "d_in")
+    W = filled(d_out * d_in, dtype, device).reshape(d_out, d_in)
+    x = filled(d_in, dtype, device, seed=1)
+    timing = benchmark(lambda: torch.mv(W, x), device=device, repeat=repeat, min_time=min_time)
+    return timing.per_second(W.numel() * W.element_size())
+
+
+def ffn_bytes(n_tokens, d_model, d_ff, bytes_per_element=4):
+    """Bytes an FFN moves for n_tokens: both weight matrices once, plus x, h and the output."""
+    n_tokens = validate.positive_int(n_tokens, "n_tokens")
+    d_model = validate.positive_int(d_model, "d_model")
+    d_ff = validate.positive_int(d_ff, "d_ff")
+    weights = 2 * d_model * d_ff
+    activations = n_tokens * (2 * d_model + 2 * d_ff)  # x in, h out and in, y out
+    return (weights + activations) * bytes_per_element
+
+
+def arithmetic_intensity(flops, n_bytes):
+    """FLOPs per byte moved: low means bandwidth-bound, high means compute-bound."""
+    if flops < 0 or n_bytes <= 0:
+        raise ValueError(f"need flops >= 0 and n_bytes > 0, got flops={flops}, n_bytes={n_bytes}")
+    return flops / n_bytes
+
+
+def roofline_seconds(flops, n_bytes, peak_flops, bandwidth):
+    """The roofline's time: the slower of computing (flops / peak) and reading (bytes / bandwidth)."""
+    if peak_flops <= 0 or bandwidth <= 0:
+        raise ValueError(
+            f"peak_flops and bandwidth must be positive, got {peak_flops} and {bandwidth}"
+        )
+    return max(flops / peak_flops, n_bytes / bandwidth)
+
+
+def knee_intensity(peak_flops, bandwidth):
+    """FLOPs per byte where the roofline turns from bandwidth-bound to compute-bound."""
+    if peak_flops <= 0 or bandwidth <= 0:
+        raise ValueError(
+            f"peak_flops and bandwidth must be positive, got {peak_flops} and {bandwidth}"
+        )
+    return peak_flops / bandwidth
+
+
+def decode_weight_bytes(breakdown, bytes_per_param=2):
+    """Bytes of weights one decode step (one token per sequence) reads, by component.
+
+    breakdown: a helpers.config_params.Breakdown. Every matrix is read once, except the
+    embedding tables, of which one row is read; the unembedding (vocab x d_model, tied or
+    not) is read whole. An MoE reads only the experts its token picked.
+    """
+    b, c = breakdown, breakdown.components
+    per_param = validate.positive_int(bytes_per_param, "bytes_per_param")
+    counts = {
+        "embedding": b.d_model,  # one row: the new token's vector
+        "position_embedding": b.d_model if c["position_embedding"] else 0,
+        "attention": c["attention"],
+        "mlp": c["mlp"] // b.n_experts * b.experts_per_token,
+        "router": c["router"],
+        "norms": c["norms"],
+        "unembedding": b.vocab_size * b.d_model,  # logits for every word of the vocabulary
+    }
+    return {name: n * per_param for name, n in counts.items()}
+
+
+def kv_cache_bytes(breakdown, n_tokens=1, bytes_per_element=2):
+    """KV cache of n_tokens: 2 (K and V) * n_layers * n_kv_heads * d_head * bytes, per token.
+
+    Only attention has a cache; no term depends on the MLP.
+    """
+    b = breakdown
+    n_tokens = validate.positive_int(n_tokens, "n_tokens")
+    per_element = validate.positive_int(bytes_per_element, "bytes_per_element")
+    return 2 * b.n_layers * b.n_kv_heads * b.head_dim * per_element * n_tokens

@@ -1,0 +1,300 @@
+"""The course's benchmark: ratios a reader can trust, from one run.
+
+    python -m helpers.bench                  # everything (notebooks take minutes)
+    python -m helpers.bench --no-notebooks   # skip re-executing the notebooks
+    python -m helpers.bench --smoke          # tiny sizes: checks that every row prints
+    python -m helpers.bench --threads 1      # fix torch's thread count (a busy machine)
+
+Compared variants run interleaved (A, B, B, A, ...) so that a slow moment of
+the machine hits both; times are medians over rounds, and each ratio is the
+median of the per-round ratios (the two samples of a round are moments apart).
+It prints a markdown table, the one in docs/BENCHMARKS.md.
+"""
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from helpers import activations, bandwidth, demos, gated
+from helpers.device import gpu_or_none
+from helpers.ffn import FFN
+from helpers.timing import benchmark, format_seconds
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = {  # (d_model, d_ff) of the FFN, (d_model, d_ff) of the decode check, rounds, min_time
+    "full": {"ffn": (768, 3072), "decode": (1024, 4096), "rounds": 21, "min_time": 0.05},
+    "smoke": {"ffn": (32, 128), "decode": (64, 256), "rounds": 2, "min_time": 0.0},
+}
+
+
+def interleaved(variants, rounds, min_time=0.0, device="cpu"):
+    """Seconds per call of each variant, one sample per round, timed in alternating order."""
+    names = list(variants)
+    samples = {name: [] for name in names}
+    for fn in variants.values():
+        fn()  # warm up every variant before any is timed
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else names[::-1]:
+            timing = benchmark(variants[name], device=device, warmup=0, repeat=1, min_time=min_time)
+            samples[name].append(timing.median)
+    return samples
+
+
+def compare(variants, rounds, min_time=0.0, device="cpu"):
+    """(median seconds of each variant, the per-round ratios first / second, sorted).
+
+    Samples of the same round were taken moments apart, so their ratio cancels most of
+    the machine's slow and fast phases; the median of the ratios drops the rounds a
+    hiccup hit, and their quartiles show how much noise is left.
+    """
+    samples = interleaved(variants, rounds, min_time, device)
+    first, second = (samples[name] for name in list(variants)[:2])
+    ratios = sorted(a / b for a, b in zip(first, second, strict=True))
+    return {name: statistics.median(s) for name, s in samples.items()}, ratios
+
+
+def spread(ratios):
+    """'1.012 (quartiles 0.991-1.030)': the median ratio and the middle half of the rounds."""
+    median = statistics.median(ratios)
+    if len(ratios) < 4:
+        return f"{median:.3f}"
+    q1, _, q3 = statistics.quantiles(ratios, n=4)
+    return f"{median:.3f} (quartiles {q1:.3f}-{q3:.3f})"
+
+
+def plain_ffn(ffn):
+    """The same FFN written with torch.nn.functional only (the baseline)."""
+    W1, b1 = ffn.c_fc.weight, ffn.c_fc.bias
+    W2, b2 = ffn.c_proj.weight, ffn.c_proj.bias
+    return lambda x: F.linear(F.gelu(F.linear(x, W1, b1)), W2, b2)
+
+
+def fused_gate_up(mlp):
+    """mlp's computation with gate_proj and up_proj as one matrix: one GEMM instead of two."""
+    fuse = getattr(gated, "fuse_gate_up", None)  # helpers.gated's fused module, where it exists
+    if fuse is not None:
+        return fuse(mlp)
+    W_gate_up = torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight]).detach()  # (2 d_ff, d_model)
+    act = activations.get(mlp.activation)
+
+    def forward(x):
+        g, u = F.linear(x, W_gate_up).split(mlp.d_ff, dim=-1)
+        return mlp.down_proj(act(g) * u)
+
+    return forward
+
+
+def row(what, measured, target="report", ok=None):
+    verdict = "" if ok is None else ("ok" if ok else "MISSED")
+    return (what, measured, target, verdict)
+
+
+@torch.no_grad()
+def ffn_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
+    ffn = FFN(d_model, d_ff).to(device=device, dtype=dtype).eval()
+    plain = plain_ffn(ffn)
+    rows = []
+    for T in (1, 64, 512):
+        x = torch.randn(T, d_model, device=device, dtype=dtype)
+        t, ratios = compare({"helpers": partial(ffn, x), "plain": partial(plain, x)},
+                            rounds, min_time, device)
+        rows.append(row(f"FFN {d_model}->{d_ff} T={T} ({device}): helpers / torch.nn.functional",
+                        f"{spread(ratios)}; {format_seconds(t['helpers'])} vs "
+                        f"{format_seconds(t['plain'])}",
+                        "<= 1.05", statistics.median(ratios) <= 1.05))
+    # The same function against itself: how far from 1.000 this machine's noise moves a ratio.
+    _, control = compare({"a": partial(plain, x), "b": partial(plain, x)}, rounds, min_time, device)
+    rows.append(row(f"control: plain FFN T=512 ({device}) / itself (the noise floor)",
+                    spread(control), "1.000"))
+    return rows
+
+
+@torch.no_grad()
+def fused_rows(d_model, rounds, min_time, device, dtype=torch.float32):
+    torch.manual_seed(0)
+    mlp = gated.GatedMLP(d_model, gated.llama_d_ff(d_model)).to(device=device, dtype=dtype).eval()
+    fused = fused_gate_up(mlp)
+    rows = []
+    for T in (1, 64):
+        x = torch.randn(T, d_model, device=device, dtype=dtype)
+        torch.testing.assert_close(fused(x), mlp(x), rtol=1e-2, atol=1e-3)
+        t, ratios = compare({"fused": partial(fused, x), "separate": partial(mlp, x)},
+                            rounds, min_time, device)
+        ratio = statistics.median(ratios)
+        on_cpu = torch.device(device).type == "cpu"
+        rows.append(row(f"SwiGLU {d_model}->{mlp.d_ff} T={T} ({device}): fused / separate gate, up",
+                        f"{spread(ratios)}; {format_seconds(t['fused'])} vs "
+                        f"{format_seconds(t['separate'])}",
+                        "<= 1.02" if on_cpu else "report", ratio <= 1.02 if on_cpu else None))
+    return rows
+
+
+@torch.no_grad()
+def decode_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
+    """Decode (T=1) FFN weight bytes per second vs a plain matvec and a plain sum of the same bytes."""
+    ffn = FFN(d_model, d_ff, bias=False).to(device=device, dtype=dtype).eval()
+    n_weights = 2 * d_model * d_ff
+    n_bytes = n_weights * bandwidth.element_bytes(dtype)
+    W = bandwidth.filled(n_weights, dtype, device).reshape(2 * d_ff, d_model)  # same bytes, one matrix
+    v = bandwidth.filled(d_model, dtype, device, seed=1)
+    flat = bandwidth.filled(n_weights, dtype, device, seed=2)
+    x = torch.randn(1, d_model, device=device, dtype=dtype)
+    samples = interleaved({"ffn": partial(ffn, x), "matvec": partial(torch.mv, W, v),
+                           "stream": flat.sum}, rounds, min_time, device)
+    gbs = {name: n_bytes / statistics.median(s) / 1e9 for name, s in samples.items()}
+    # bandwidth ratio ffn / other = time ratio other / ffn, paired round by round
+    of_matvec, of_stream = (sorted(o / f for o, f in zip(samples[other], samples["ffn"], strict=True))
+                            for other in ("matvec", "stream"))
+    mib = n_bytes / 2**20
+    return [
+        row(f"decode FFN {d_model}->{d_ff} ({mib:g} MiB, {device}) GB/s", f"{gbs['ffn']:.1f} GB/s"),
+        row(f"plain matvec ({mib:g} MiB) GB/s", f"{gbs['matvec']:.1f} GB/s"),
+        row(f"streaming read, sum ({mib:g} MiB) GB/s", f"{gbs['stream']:.1f} GB/s"),
+        row("decode FFN bandwidth / matvec bandwidth", spread(of_matvec), ">= 0.9",
+            statistics.median(of_matvec) >= 0.9),
+        row("decode FFN bandwidth / streaming read bandwidth", spread(of_stream)),
+    ]
+
+
+def demo_rows(repeat):
+    """Seconds each notebook's demo takes to redraw (render + PNG), median of `repeat`."""
+    rows = []
+    for name, module in demos.DEMOS.items():
+        try:
+            demo_module = demos.load(name)
+        except ModuleNotFoundError as err:
+            if err.name != module:
+                raise
+            rows.append(row(f"demo redraw {name}", f"skipped: {module} does not exist yet"))
+            continue
+        try:
+            demo = demo_module.make()
+            demo.redraw_seconds(**demo_module.SAMPLE)  # the first draw loads fonts and caches
+            seconds = statistics.median(
+                demo.redraw_seconds(**demo_module.SAMPLE) for _ in range(repeat))
+        except Exception as err:  # a broken demo is a finding, not a reason to stop
+            rows.append(row(f"demo redraw {name}", f"error: {type(err).__name__}: {err}",
+                            "<= 150 ms", False))
+            continue
+        rows.append(row(f"demo redraw {name}", format_seconds(seconds), "<= 150 ms",
+                        seconds <= 0.150))
+    return rows
+
+
+def notebook_rows():
+    """Re-execute every notebook (a copy, so stored outputs stay) with tools/run_notebooks.py."""
+    tools = ROOT / "tools"
+    if not (tools / "run_notebooks.py").exists():
+        return [row("re-execute all notebooks", "skipped: no tools/run_notebooks.py here")]
+    sys.path.insert(0, str(tools))
+    import run_notebooks
+
+    os.environ["COURSE_DEVICE"] = "cpu"
+    rows, total = [], 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in run_notebooks.select([]):
+            copy = Path(shutil.copy(path, tmp))
+            start = time.perf_counter()
+            try:
+                run_notebooks.execute(copy)
+            except Exception as err:  # report the failure, go on with the others
+                rows.append(row(f"execute {path.stem}", f"failed: {type(err).__name__}",
+                                "< 60 s", False))
+                continue
+            seconds = time.perf_counter() - start
+            total += seconds
+            rows.append(row(f"execute {path.stem}", format_seconds(seconds), "< 60 s",
+                            seconds < 60))
+    rows.append(row("re-execute all notebooks (total)", format_seconds(total)))
+    return rows
+
+
+def machine():
+    """CPU model, cores, threads and torch version: say which machine produced the table."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    line = (f"{model}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads, "
+            f"torch {torch.__version__}, python {platform.python_version()}")
+    gpu = gpu_or_none()
+    if gpu is not None and gpu.type == "cuda":
+        line += f", GPU {torch.cuda.get_device_name(gpu)}"
+    return line
+
+
+def table(rows):
+    lines = ["| measurement | measured | target | |", "|---|---|---|---|"]
+    lines += [f"| {what} | {measured} | {target} | {verdict} |"
+              for what, measured, target, verdict in rows]
+    return "\n".join(lines)
+
+
+def run(smoke=False, notebooks=True, rounds=None, out=print):
+    """Run every benchmark and print the table row by row; return the rows."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # demos draw off-screen
+    from helpers import plots
+
+    plots.use_course_style()
+    torch.manual_seed(0)
+    size = SIZES["smoke" if smoke else "full"]
+    rounds, min_time = rounds or size["rounds"], size["min_time"]
+    out(f"Machine: {machine()}")
+    out("")
+    out(table([]))
+    rows = []
+
+    def emit(new_rows):
+        for r in new_rows:
+            out(table([r]).splitlines()[-1])
+        rows.extend(new_rows)
+
+    emit(ffn_rows(*size["ffn"], rounds, min_time, "cpu"))
+    emit(fused_rows(size["ffn"][0], rounds, min_time, "cpu"))
+    emit(decode_rows(*size["decode"], rounds, min_time, "cpu"))
+    gpu = gpu_or_none()
+    if gpu is not None:
+        half = torch.bfloat16 if gpu.type == "cuda" else torch.float16
+        emit(fused_rows(size["ffn"][0], rounds, min_time, gpu, half))
+        emit(decode_rows(*size["decode"], rounds, min_time, gpu, half))
+    else:
+        emit([row("GPU rows", "skipped: no GPU on this machine")])
+    emit(demo_rows(repeat=1 if smoke else 5))
+    if notebooks and not smoke:
+        emit(notebook_rows())
+    else:
+        emit([row("re-execute all notebooks", "skipped (--no-notebooks or --smoke)")])
+    missed = [r for r in rows if r[3] == "MISSED"]
+    out("")
+    out(f"{len(rows)} rows, {len(missed)} missed their target.")
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, one quick pass")
+    parser.add_argument("--no-notebooks", action="store_true", help="skip re-executing notebooks")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds per comparison (default 21)")
+    parser.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    run(smoke=args.smoke, notebooks=not args.no_notebooks, rounds=args.rounds)
+
+
+if __name__ == "__main__":
+    main()
