@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 JOBS ?= 2
 
-.PHONY: lab test unit nbval lint notebooks sync claims bench slides clean
+.PHONY: lab test unit nbval lint notebooks sync claims bench slides clean train-model
 
 # Create the environment (once, and again when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -57,6 +57,10 @@ bench: $(STAMP)
 ## One reveal.js slide deck per notebook, in slides/
 slides: $(STAMP)
 	$(BIN)/jupyter nbconvert --to slides --output-dir slides notebooks/[0-9][0-9]_*.ipynb
+
+## Retrain notebook 12's fact model from scratch (a few minutes on CPU) into data/fact_model/
+train-model: $(STAMP)
+	$(BIN)/python tools/train_fact_model.py
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache slides
