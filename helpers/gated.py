@@ -3,6 +3,8 @@
     g = SiLU(x @ W_gate),  u = x @ W_up,  out = (g * u) @ W_down
 
 Names follow Hugging Face's Llama: gate_proj, up_proj, down_proj; no bias.
+`FusedGatedMLP` is the same function with gate and up stacked into one matrix,
+gate_up_proj, as serving engines (vLLM) load it: one GEMM instead of two.
 """
 
 import torch
@@ -32,15 +34,62 @@ class GatedMLP(nn.Module):
         return self.up_proj.out_features
 
     def forward(self, x):
-        if not isinstance(x, torch.Tensor):
-            raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
-        if x.shape[-1] != self.d_model:
-            raise ValueError(
-                f"x has last dimension {x.shape[-1]} but this MLP expects d_model={self.d_model}"
-            )
+        _check_input(x, self.d_model)
         g = activations.get(self.activation)(self.gate_proj(x))  # (..., d_ff)
         u = self.up_proj(x)                                       # (..., d_ff)
         return self.down_proj(g * u)                              # (..., d_model)
+
+
+class FusedGatedMLP(nn.Module):
+    """SwiGLU with one gate_up_proj (d_model -> 2*d_ff: gate rows first, then up); same output."""
+
+    def __init__(self, d_model, d_ff, activation="silu", bias=False):
+        super().__init__()
+        d_model = validate.positive_int(d_model, "d_model")
+        d_ff = validate.positive_int(d_ff, "d_ff")
+        self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
+        self.gate_up_proj = nn.Linear(d_model, 2 * d_ff, bias=bias)  # [gate | up] in one GEMM
+        self.down_proj = nn.Linear(d_ff, d_model, bias=bias)
+
+    @property
+    def d_model(self):
+        return self.gate_up_proj.in_features
+
+    @property
+    def d_ff(self):
+        return self.down_proj.in_features
+
+    def forward(self, x):
+        _check_input(x, self.d_model)
+        gate, up = self.gate_up_proj(x).split(self.d_ff, dim=-1)  # (..., d_ff) each
+        return self.down_proj(activations.get(self.activation)(gate) * up)
+
+
+def fuse_gate_up(mlp):
+    """A FusedGatedMLP computing what `mlp` (a GatedMLP) computes, with copies of its weights.
+
+    gate_up_proj.weight (2*d_ff, d_model) = cat([gate_proj.weight, up_proj.weight]).
+    """
+    if not isinstance(mlp, GatedMLP):
+        raise TypeError(f"mlp must be a GatedMLP (gate_proj, up_proj, down_proj), got {type(mlp).__name__}")
+    bias = mlp.gate_proj.bias is not None
+    weight = mlp.down_proj.weight
+    fused = FusedGatedMLP(mlp.d_model, mlp.d_ff, mlp.activation, bias=bias)
+    fused = fused.to(device=weight.device, dtype=weight.dtype)
+    with torch.no_grad():
+        fused.gate_up_proj.weight.copy_(torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight]))
+        fused.down_proj.weight.copy_(mlp.down_proj.weight)
+        if bias:
+            fused.gate_up_proj.bias.copy_(torch.cat([mlp.gate_proj.bias, mlp.up_proj.bias]))
+            fused.down_proj.bias.copy_(mlp.down_proj.bias)
+    return fused
+
+
+def _check_input(x, d_model):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
+    if x.shape[-1] != d_model:
+        raise ValueError(f"x has last dimension {x.shape[-1]} but this MLP expects d_model={d_model}")
 
 
 def llama_d_ff(d_model, multiple_of=256):
