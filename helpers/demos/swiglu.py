@@ -1,0 +1,45 @@
+"""Notebook 05's demo: move the up value u and the gate pre-activation z, see SiLU(z) * u."""
+
+import numpy as np
+from ipywidgets import FloatSlider
+
+from helpers import activations
+from helpers.plots import COLORS
+from helpers.widgets import LiveFigure
+
+SAMPLE = {"up": -1.0, "gate_pre": -1.28}
+Z = np.linspace(-6.0, 6.0, 241)   # gate pre-activations drawn on the x axis
+
+
+def draw(fig, up, gate_pre):
+    """The curve SiLU(z) * up over z, the gate SiLU(z) itself, and the current point."""
+    ax = fig.add_subplot(1, 1, 1)
+    gate = activations.silu(Z)
+    ax.axhspan(0.0, 1.0, color="#dddddd", alpha=0.5, label="a switch would stay in [0, 1]")
+    ax.plot(Z, gate, "--", color=COLORS["silu"], label="gate g = SiLU(z)")
+    ax.plot(Z, gate * up, color=COLORS["mlp"], label=f"output g * u  (u = {up:.2f})")
+    g = float(activations.silu(np.array(gate_pre)))
+    ax.plot([gate_pre], [g * up], "o", color="black", markersize=8)
+    ax.plot([gate_pre], [g], "o", color=COLORS["silu"], markersize=6)
+    ax.axhline(up, color="#7f7f7f", linewidth=0.8, linestyle=":", label="u itself (gate = 1)")
+    ax.set_ylim(-4.0, 6.5)
+    ax.set_xlabel("gate pre-activation z = (x @ W_gate)[j]")
+    ax.set_ylabel("value of feature j")
+    if g > 1:
+        kind = "enlarges u"
+    elif g < 0:
+        kind = "flips the sign of u"
+    else:
+        kind = "shrinks u"
+    ax.set_title(f"g = SiLU({gate_pre:.2f}) = {g:.3f} {kind}:  {g:.3f} x {up:.2f} = {g * up:.3f}")
+    ax.legend(loc="upper left", fontsize=8)
+
+
+def make():
+    controls = {
+        "up": FloatSlider(value=2.0, min=-3.0, max=3.0, step=0.1, description="u (up)",
+                          continuous_update=False),
+        "gate_pre": FloatSlider(value=0.18, min=-6.0, max=6.0, step=0.01, description="z (gate in)",
+                                continuous_update=False),
+    }
+    return LiveFigure(draw, controls, figsize=(8.0, 4.2), title="SiLU(gate) * up")
