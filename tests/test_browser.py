@@ -95,11 +95,26 @@ def browser(lab):
         b.close()
 
 
+NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"  # the notebook on screen
+
+
+def shut_down_kernels(lab):
+    """Stop every kernel the previous page started, so notebooks do not compete for the CPU."""
+    base, token = lab
+    with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=10) as r:
+        sessions = json.load(r)
+    for s in sessions:
+        req = urllib.request.Request(f"{base}/api/sessions/{s['id']}?token={token}", method="DELETE")
+        urllib.request.urlopen(req, timeout=30).close()
+
+
 def open_and_run_all(browser, lab, name, timeout_s=400):
     base, token = lab
+    shut_down_kernels(lab)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{base}/lab/tree/{name}?token={token}")
-    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90_000)
+    # `reset` starts from an empty workspace: no notebook left open from an earlier page.
+    page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
+    page.wait_for_selector(f"{NOTEBOOK} .jp-Cell", timeout=90_000)
     # Wait for the kernel to be ready, then Run > Run All Cells.
     page.wait_for_function(
         "() => document.querySelector('.jp-Notebook-ExecutionIndicator')?.getAttribute('data-status') === 'idle'",
@@ -110,10 +125,10 @@ def open_and_run_all(browser, lab, name, timeout_s=400):
     page.get_by_role("menuitem", name=re.compile("^Expand All Code")).click()
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name=re.compile("^Run All Cells")).click()
-    n_code = page.locator(".jp-Notebook .jp-CodeCell").count()
+    n_code = page.locator(f"{NOTEBOOK} .jp-CodeCell").count()
     deadline = time.time() + timeout_s
     while True:
-        prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt").all_inner_texts()
+        prompts = page.locator(f"{NOTEBOOK} .jp-CodeCell .jp-InputPrompt").all_inner_texts()
         done = [p for p in prompts if re.fullmatch(r"\[\d+\]:", p.strip())]
         if len(done) == n_code and not page.locator(STDERR).count():
             break
@@ -130,7 +145,7 @@ def test_notebook_runs_in_jupyterlab_without_errors(browser, lab, path):
         errors = page.locator(STDERR).all_inner_texts()
         assert not errors, f"{path.name}: error output in the page: {errors[0][:500]}"
         assert n_done == n_code, f"{path.name}: {n_done} of {n_code} code cells ran"
-        assert page.locator(".jp-Notebook .jp-OutputArea-output img").count() >= 1
+        assert page.locator(f"{NOTEBOOK} .jp-OutputArea-output img").count() >= 1
     finally:
         page.close()
 
@@ -139,7 +154,7 @@ def test_moving_a_slider_redraws_the_figure(browser, lab):
     page, n_code, n_done = open_and_run_all(browser, lab, "01_matrix_multiply.ipynb")
     try:
         assert n_done == n_code
-        cell = page.locator(".jp-Notebook .jp-CodeCell", has_text="demo.show()")
+        cell = page.locator(f"{NOTEBOOK} .jp-CodeCell", has_text="demo.show()")
         image = cell.locator(".jp-OutputArea-output img").first
         before = image.get_attribute("src")
         # Drag the first slider's handle to the right, as a presenter would.
