@@ -20,6 +20,11 @@ from pathlib import Path
 
 import pytest
 
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the tests skip (or fail in CI) in require_browser()
+    PlaywrightTimeout = TimeoutError
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -55,6 +60,12 @@ def lab(tmp_path_factory):
     require_browser()
     root = tmp_path_factory.mktemp("lab")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    for path in (root / "notebooks").glob("*.ipynb"):
+        # Show the collapsed solutions, so that every code cell shows its prompt once it ran.
+        nb = json.loads(path.read_text())
+        for cell in nb["cells"]:
+            cell.get("metadata", {}).get("jupyter", {}).pop("source_hidden", None)
+        path.write_text(json.dumps(nb))
     settings = root / "settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     # Render every cell (JupyterLab 4 otherwise only renders the visible ones).
@@ -108,23 +119,39 @@ def shut_down_kernels(lab):
         urllib.request.urlopen(req, timeout=30).close()
 
 
-def open_and_run_all(browser, lab, name, timeout_s=400):
+def wait_for_idle_kernel(lab, name, timeout_s=120):
+    """Wait until the notebook's kernel has started and is idle (asked from the server)."""
+    base, token = lab
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=10) as r:
+            states = [s["kernel"]["execution_state"] for s in json.load(r) if s["path"].endswith(name)]
+        if states == ["idle"]:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"{name}: its kernel did not become idle within {timeout_s} s")
+
+
+def open_and_run_all(browser, lab, name, timeout_s=240):
     base, token = lab
     shut_down_kernels(lab)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     # `reset` starts from an empty workspace: no notebook left open from an earlier page.
     page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
     page.wait_for_selector(f"{NOTEBOOK} .jp-Cell", timeout=90_000)
-    # Wait for the kernel to be ready, then Run > Run All Cells.
-    page.wait_for_function(
-        "() => document.querySelector('.jp-Notebook-ExecutionIndicator')?.getAttribute('data-status') === 'idle'",
-        timeout=90_000,
-    )
-    # Solutions are collapsed; expand them so that every cell shows its prompt.
-    page.get_by_role("menuitem", name="View", exact=True).click()
-    page.get_by_role("menuitem", name=re.compile("^Expand All Code")).click()
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_role("menuitem", name=re.compile("^Run All Cells")).click()
+    wait_for_idle_kernel(lab, name)
+    # Run > Run All Cells; on a cold start the first click can come before the page is ready,
+    # so try again until some cell starts.
+    started = f"() => [...document.querySelectorAll('{NOTEBOOK} .jp-InputPrompt')]" \
+              ".some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))"
+    for _ in range(4):
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name=re.compile("^Run All Cells")).click()
+        try:
+            page.wait_for_function(started, timeout=30_000)
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
     n_code = page.locator(f"{NOTEBOOK} .jp-CodeCell").count()
     deadline = time.time() + timeout_s
     while True:

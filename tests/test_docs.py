@@ -1,9 +1,13 @@
 """The README and the guides describe the notebooks that exist."""
 
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import sync_notebooks  # noqa: E402
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
@@ -11,7 +15,7 @@ def test_readme_lists_every_notebook_with_a_colab_badge():
     readme = (ROOT / "README.md").read_text()
     for path in NOTEBOOKS:
         assert f"(notebooks/{path.name})" in readme, path.name
-        assert f"blob/main/notebooks/{path.name})" in readme, f"no Colab badge for {path.name}"
+        assert sync_notebooks.badge(path.name) in readme, f"no Colab badge (from pyproject's URL) for {path.name}"
     linked = re.findall(r"\(notebooks/([0-9]{2}_[a-z0-9_]+\.ipynb)\)", readme)
     assert sorted(set(linked)) == [p.name for p in NOTEBOOKS], "README links a notebook that does not exist"
 
