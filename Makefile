@@ -18,12 +18,12 @@ $(STAMP): pyproject.toml
 
 ## Open the course: JupyterLab on notebooks/
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 ## Every test: lint, unit tests and nbval (strict) on every notebook
 test: $(STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
-	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope tests notebooks $(NBVAL)
+	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests notebooks $(NBVAL)
 
 ## Only the unit tests (quick)
 unit: $(STAMP)
