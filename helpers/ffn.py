@@ -98,12 +98,7 @@ class FFN(nn.Module):
         return self.c_fc.out_features
 
     def forward(self, x):
-        if not isinstance(x, torch.Tensor):
-            raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
-        if x.shape[-1] != self.d_model:
-            raise ValueError(
-                f"x has last dimension {x.shape[-1]} but this FFN expects d_model={self.d_model}"
-            )
+        validate.model_input(x, self.d_model, "FFN")
         act = _FUSED.get(self.activation) or activations.get(self.activation)
         h = act(self.c_fc(x))                                # (..., d_ff)
         return self.c_proj(h)                                # (..., d_model)

@@ -34,7 +34,7 @@ class GatedMLP(nn.Module):
         return self.up_proj.out_features
 
     def forward(self, x):
-        _check_input(x, self.d_model)
+        validate.model_input(x, self.d_model, "MLP")
         g = activations.get(self.activation)(self.gate_proj(x))  # (..., d_ff)
         u = self.up_proj(x)                                       # (..., d_ff)
         return self.down_proj(g * u)                              # (..., d_model)
@@ -60,7 +60,7 @@ class FusedGatedMLP(nn.Module):
         return self.down_proj.in_features
 
     def forward(self, x):
-        _check_input(x, self.d_model)
+        validate.model_input(x, self.d_model, "MLP")
         gate, up = self.gate_up_proj(x).split(self.d_ff, dim=-1)  # (..., d_ff) each
         return self.down_proj(activations.get(self.activation)(gate) * up)
 
@@ -85,11 +85,6 @@ def fuse_gate_up(mlp):
     return fused
 
 
-def _check_input(x, d_model):
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
-    if x.shape[-1] != d_model:
-        raise ValueError(f"x has last dimension {x.shape[-1]} but this MLP expects d_model={d_model}")
 
 
 def llama_d_ff(d_model, multiple_of=256):

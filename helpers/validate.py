@@ -63,3 +63,11 @@ def choice(value, name, options):
     if value not in options:
         raise ValueError(f"unknown {name} {value!r}; choose one of {sorted(options)}")
     return value
+
+
+def model_input(x, d_model, module):
+    """Require a torch tensor whose last dimension is d_model (the input of an MLP module)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
+    if x.shape[-1] != d_model:
+        raise ValueError(f"x has last dimension {x.shape[-1]} but this {module} expects d_model={d_model}")
