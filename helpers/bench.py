@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from helpers import activations, bandwidth, demos, gated
-from helpers.device import gpu_or_none
+from helpers.device import gpu_or_none, half_dtype
 from helpers.ffn import FFN
 from helpers.timing import benchmark, format_seconds
 
@@ -268,7 +268,7 @@ def run(smoke=False, notebooks=True, rounds=None, out=print):
     emit(decode_rows(*size["decode"], rounds, min_time, "cpu"))
     gpu = gpu_or_none()
     if gpu is not None:
-        half = torch.bfloat16 if gpu.type == "cuda" else torch.float16
+        half = half_dtype(gpu)
         emit(fused_rows(size["ffn"][0], rounds, min_time, gpu, half))
         emit(decode_rows(*size["decode"], rounds, min_time, gpu, half))
     else:

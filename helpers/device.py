@@ -61,3 +61,13 @@ def gpu_or_none():
     """The GPU the course would use (cuda or mps), or None on a CPU-only run."""
     device = pick_device()
     return None if device.type == "cpu" else device
+
+
+def half_dtype(device):
+    """The 16-bit dtype a GPU runs fastest: bfloat16 from sm80 (A100) on, float16 before (T4)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.get_device_capability(device)[0] >= 8 else torch.float16
+    if device.type == "mps":
+        return torch.float16
+    return torch.bfloat16
