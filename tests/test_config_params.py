@@ -175,7 +175,7 @@ def test_bad_sources(tmp_path):
 
 
 def test_demo_scales_a_shipped_config():
-    from helpers.demos.parameter_table import scaled_config
+    from helpers.demos.nb06_parameter_table import scaled_config
 
     gpt2 = scaled_config("gpt2", d_scale=2.0, layer_scale=0.5, ff_scale=1.0)
     assert (gpt2["n_embd"], gpt2["n_layer"], gpt2["n_inner"]) == (1536, 6, 6144)

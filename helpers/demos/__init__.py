@@ -7,18 +7,18 @@ benchmark moves the controls to when it times a redraw.
 import importlib
 
 DEMOS = {
-    "01_matrix_multiply": "helpers.demos.matmul",
-    "02_activations": "helpers.demos.activations",
-    "03_ffn_forward": "helpers.demos.ffn_forward",
-    "04_network_3d": "helpers.demos.network_3d",
-    "05_swiglu_gate": "helpers.demos.swiglu",
-    "06_parameter_table": "helpers.demos.parameter_table",
-    "07_position_wise": "helpers.demos.position_wise",
-    "08_the_block": "helpers.demos.block",
-    "09_decode_bandwidth": "helpers.demos.decode",
-    "10_tensor_parallel": "helpers.demos.tensor_parallel",
-    "11_mixture_of_experts": "helpers.demos.moe",
-    "12_kv_memory_editing": "helpers.demos.kv_memory",
+    "01_matrix_multiply": "helpers.demos.nb01_matrix_multiply",
+    "02_activations": "helpers.demos.nb02_activations",
+    "03_ffn_forward": "helpers.demos.nb03_ffn_forward",
+    "04_network_3d": "helpers.demos.nb04_network_3d",
+    "05_swiglu_gate": "helpers.demos.nb05_swiglu_gate",
+    "06_parameter_table": "helpers.demos.nb06_parameter_table",
+    "07_position_wise": "helpers.demos.nb07_position_wise",
+    "08_the_block": "helpers.demos.nb08_the_block",
+    "09_decode_bandwidth": "helpers.demos.nb09_decode_bandwidth",
+    "10_tensor_parallel": "helpers.demos.nb10_tensor_parallel",
+    "11_mixture_of_experts": "helpers.demos.nb11_mixture_of_experts",
+    "12_kv_memory_editing": "helpers.demos.nb12_kv_memory_editing",
 }
 
 

@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import scipy.special  # noqa: E402
 import torch  # noqa: E402
 
-from helpers.checks import activations as checks  # noqa: E402
+from helpers.checks import nb02_activations as checks  # noqa: E402
 
 
 def Phi(x):

@@ -7,7 +7,7 @@ import pytest
 import scipy.optimize
 import scipy.special
 
-from helpers.checks import swiglu as checks
+from helpers.checks import nb05_swiglu_gate as checks
 
 
 def silu(z):

@@ -2,7 +2,7 @@
 
 import torch
 
-from helpers.checks import position_wise as checks
+from helpers.checks import nb07_position_wise as checks
 
 
 def future(T):

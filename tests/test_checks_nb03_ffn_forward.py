@@ -4,7 +4,7 @@ import numpy as np
 import torch
 from scipy.special import erf
 
-from helpers.checks import ffn as checks
+from helpers.checks import nb03_ffn_forward as checks
 
 
 def gelu(h):

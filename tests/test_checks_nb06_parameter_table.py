@@ -1,6 +1,6 @@
 """Notebook 06's exercise checks: accept the solutions, explain typical mistakes."""
 
-from helpers.checks import params as checks
+from helpers.checks import nb06_parameter_table as checks
 
 
 def test_not_attempted_does_not_raise():

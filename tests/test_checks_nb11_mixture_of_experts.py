@@ -2,7 +2,7 @@
 
 import torch
 
-from helpers.checks import moe as checks
+from helpers.checks import nb11_mixture_of_experts as checks
 
 
 def gates(logits, k):

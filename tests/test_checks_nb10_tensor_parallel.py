@@ -1,6 +1,6 @@
 """Notebook 10's exercise checks: accept the solutions, explain typical mistakes."""
 
-from helpers.checks import tensor_parallel as checks
+from helpers.checks import nb10_tensor_parallel as checks
 
 
 def megatron(W1, b1, W2, b2, n):

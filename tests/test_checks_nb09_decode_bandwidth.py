@@ -1,6 +1,6 @@
 """Notebook 09's exercise checks: accept the solutions, explain typical mistakes."""
 
-from helpers.checks import decode as checks
+from helpers.checks import nb09_decode_bandwidth as checks
 
 
 def test_not_attempted_does_not_raise():

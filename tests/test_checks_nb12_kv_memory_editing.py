@@ -2,7 +2,7 @@
 
 import torch
 
-from helpers.checks import kv_memory as checks
+from helpers.checks import nb12_kv_memory_editing as checks
 
 
 def contributions(h, W_down, u):

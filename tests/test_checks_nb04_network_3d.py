@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from helpers.activations import get
-from helpers.checks import network3d as checks
+from helpers.checks import nb04_network_3d as checks
 
 
 def test_not_attempted_does_not_raise():
