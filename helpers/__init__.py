@@ -20,4 +20,6 @@ def __getattr__(name):
         return importlib.import_module(f"{__name__}.{name}")
     if name == "setup_notebook":
         return importlib.import_module(f"{__name__}.setup").setup_notebook
+    if name == "presentation":
+        return importlib.import_module(f"{__name__}.plots").presentation
     raise AttributeError(f"module 'helpers' has no attribute {name!r}")

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import scipy.special
 import torch
+from torch import nn
 
 from helpers import validate
 
@@ -107,3 +108,21 @@ def get_grad(name):
     """The derivative of the activation called `name`."""
     validate.choice(name, "activation", ACTIVATIONS)
     return ACTIVATIONS[name][1]
+
+
+# The same functions as torch modules, for the MLPs: torch's own kernels (one pass over
+# memory where the readable formulas above take several), and a submodule that a forward
+# hook can reach (`mlp.act.register_forward_hook(...)` sees every hidden neuron).
+MODULES = {
+    "relu": nn.ReLU,
+    "gelu": nn.GELU,
+    "gelu_tanh": lambda: nn.GELU(approximate="tanh"),
+    "silu": nn.SiLU,
+    "identity": nn.Identity,
+}
+
+
+def module(name):
+    """A fresh nn.Module computing the activation called `name` (nn.GELU() for "gelu")."""
+    validate.choice(name, "activation", MODULES)
+    return MODULES[name]()

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import torch
 
-from helpers import activations, validate
+from helpers import validate
 from helpers.ffn import FFN
 
 
@@ -60,7 +60,7 @@ def fit_down_proj(ffn, keys, values):
             f"(n_pairs, d_model={ffn.d_model})"
         )
     with torch.no_grad():
-        hidden = activations.get(ffn.activation)(ffn.c_fc(keys))      # (N, d_ff)
+        hidden = ffn.act(ffn.c_fc(keys))                               # (N, d_ff)
         W2 = torch.linalg.lstsq(hidden, values).solution              # (d_ff, d_model)
         ffn.c_proj.weight.copy_(W2.T)                                 # nn.Linear stores (out, in)
         if ffn.c_proj.bias is not None:

@@ -71,3 +71,21 @@ def half_dtype(device):
     if device.type == "mps":
         return torch.float16
     return torch.bfloat16
+
+
+def check_available(device, name="device"):
+    """torch.device(device) when this machine has it; otherwise an error in the course's words."""
+    try:
+        device = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(f"{name} must be one of {list(KNOWN)}, got {device!r}") from err
+    if device.type not in KNOWN:
+        raise ValueError(f"{name} must be one of {list(KNOWN)}, got {str(device)!r}")
+    if not _available(device.type):
+        raise RuntimeError(f"{name} {str(device)!r} was asked for but this machine has no "
+                           f"{device.type.upper()}; use 'cpu', or pick_device() for the best available")
+    count = torch.cuda.device_count() if device.type == "cuda" else 1
+    if device.index is not None and device.index >= count:
+        raise ValueError(f"{name} {str(device)!r} does not exist: this machine has {count} "
+                         f"{device.type} device(s), numbered from 0")
+    return device

@@ -5,11 +5,8 @@
 (`c_fc` = up-projection, `c_proj` = down-projection) as in nanoGPT.
 """
 
-from functools import partial
-
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from helpers import activations, validate
@@ -62,15 +59,12 @@ def ffn_forward(x, W1, b1, W2, b2, activation="gelu"):
     return out
 
 
-# torch's own kernels for the same functions as helpers.activations: one pass over memory
-# where the readable formulas there take several (GELU's takes five), so the module stays
-# as fast as a plain torch.nn.functional FFN (`make bench` checks it).
-_FUSED = {"relu": F.relu, "gelu": F.gelu, "gelu_tanh": partial(F.gelu, approximate="tanh"),
-          "silu": F.silu}
-
-
 class FFN(nn.Module):
-    """GPT-2's MLP: c_fc (d_model -> d_ff), activation, c_proj (d_ff -> d_model)."""
+    """GPT-2's MLP: c_fc (d_model -> d_ff), act, c_proj (d_ff -> d_model).
+
+    `act` is a submodule (nn.GELU() by default), as in nanoGPT and Hugging Face's GPT-2:
+    a forward hook on it reads or changes the d_ff hidden neurons.
+    """
 
     def __init__(self, d_model, d_ff=None, activation="gelu", bias=True):
         super().__init__()
@@ -78,6 +72,7 @@ class FFN(nn.Module):
         d_ff = 4 * d_model if d_ff is None else validate.positive_int(d_ff, "d_ff")
         self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
         self.c_fc = nn.Linear(d_model, d_ff, bias=bias)     # up-projection (x4 in GPT-2)
+        self.act = activations.module(activation)            # elementwise: the hidden neurons
         self.c_proj = nn.Linear(d_ff, d_model, bias=bias)   # down-projection
 
     # Llama's names for the same two matrices.
@@ -99,8 +94,7 @@ class FFN(nn.Module):
 
     def forward(self, x):
         validate.model_input(x, self.d_model, "FFN")
-        act = _FUSED.get(self.activation) or activations.get(self.activation)
-        h = act(self.c_fc(x))                                # (..., d_ff)
+        h = self.act(self.c_fc(x))                           # (..., d_ff)
         return self.c_proj(h)                                # (..., d_model)
 
     @classmethod
@@ -111,6 +105,10 @@ class FFN(nn.Module):
             raise ValueError(
                 f"W2 has shape {W2.shape}: an FFN returns to d_model={W1.shape[0]} columns"
             )
+        if (b1 is None) != (b2 is None):
+            given, missing = ("b1", "b2") if b2 is None else ("b2", "b1")
+            raise ValueError(f"{given} is given but {missing} is None: an FFN has both biases or neither "
+                             "(nn.Linear(..., bias=...) applies to each layer)")
         ffn = cls(W1.shape[0], W1.shape[1], activation=activation, bias=b1 is not None)
         ffn = ffn.to(dtype)
         with torch.no_grad():

@@ -24,6 +24,7 @@ class GatedMLP(nn.Module):
         self.gate_proj = nn.Linear(d_model, d_ff, bias=bias)   # the gate: a scale per feature
         self.up_proj = nn.Linear(d_model, d_ff, bias=bias)     # the values it scales
         self.down_proj = nn.Linear(d_ff, d_model, bias=bias)   # back to d_model
+        self.act_fn = activations.module(activation)            # Llama's name; nn.SiLU() by default
 
     @property
     def d_model(self):
@@ -35,7 +36,7 @@ class GatedMLP(nn.Module):
 
     def forward(self, x):
         validate.model_input(x, self.d_model, "MLP")
-        g = activations.get(self.activation)(self.gate_proj(x))  # (..., d_ff)
+        g = self.act_fn(self.gate_proj(x))                        # (..., d_ff)
         u = self.up_proj(x)                                       # (..., d_ff)
         return self.down_proj(g * u)                              # (..., d_model)
 
@@ -50,6 +51,7 @@ class FusedGatedMLP(nn.Module):
         self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
         self.gate_up_proj = nn.Linear(d_model, 2 * d_ff, bias=bias)  # [gate | up] in one GEMM
         self.down_proj = nn.Linear(d_ff, d_model, bias=bias)
+        self.act_fn = activations.module(activation)
 
     @property
     def d_model(self):
@@ -62,7 +64,7 @@ class FusedGatedMLP(nn.Module):
     def forward(self, x):
         validate.model_input(x, self.d_model, "MLP")
         gate, up = self.gate_up_proj(x).split(self.d_ff, dim=-1)  # (..., d_ff) each
-        return self.down_proj(activations.get(self.activation)(gate) * up)
+        return self.down_proj(self.act_fn(gate) * up)
 
 
 def fuse_gate_up(mlp):

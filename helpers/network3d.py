@@ -62,7 +62,7 @@ def draw_edges(ax, from_pos, to_pos, W, k=None, linewidth=0.8):
     return len(rows)
 
 
-def draw_nodes(ax, pos, values=None, vmax=None, size=30, color="#7f7f7f"):
+def draw_nodes(ax, pos, values=None, vmax=None, size=30, color="#555555"):
     """Scatter one layer's nodes; with `values` they are lit by NODE_CMAP (0 = white)."""
     if values is None:
         return ax.scatter(*pos.T, s=size, color=color, edgecolors="black", linewidths=0.3,

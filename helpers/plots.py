@@ -1,19 +1,61 @@
-"""Plot style and a `show` that insists every figure is titled and labelled."""
+"""Plot style, a colour-blind-safe palette, and a `show` that insists every
+figure is titled, labelled and readable.
+
+Colours come from Okabe and Ito's palette, which stays distinguishable for the
+one man in twelve who is red-green colour-blind; where lines may cross, the
+course also varies the line style (LINESTYLES). Figures are sent as PNGs at
+twice their size on screen (sharp on a retina display or a projector), with
+the figure's titles as alt text.
+"""
+
+import io
 
 import matplotlib
 import matplotlib.pyplot as plt
+from matplotlib.text import Text
+
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+NEUTRAL = "#555555"  # a dark grey for "everything else"; a light one fails beside purple
 
 COLORS = {
-    "relu": "#d62728",
-    "gelu": "#1f77b4",
-    "gelu_tanh": "#17becf",
-    "silu": "#2ca02c",
-    "attention": "#9467bd",
-    "mlp": "#ff7f0e",
-    "cpu": "#7f7f7f",
-    "gpu": "#2ca02c",
+    # activations (notebooks 02-05)
+    "relu": OKABE_ITO["vermillion"],
+    "gelu": OKABE_ITO["blue"],
+    "gelu_tanh": OKABE_ITO["sky_blue"],
+    "silu": OKABE_ITO["bluish_green"],
+    # the parts of a model (notebooks 06-12)
+    "attention": OKABE_ITO["reddish_purple"],
+    "mlp": OKABE_ITO["orange"],
+    "embedding": OKABE_ITO["sky_blue"],
+    "kv": OKABE_ITO["blue"],
+    # where code runs (notebooks 01, 03, 09)
+    "cpu": NEUTRAL,
+    "gpu": OKABE_ITO["bluish_green"],
+    "reference": OKABE_ITO["blue"],
+    "neutral": NEUTRAL,
+}
+LINESTYLES = {"relu": "-", "gelu": "-", "gelu_tanh": "--", "silu": "-."}
+
+# Colours drawn in one figure together; tests/test_palette.py keeps each group apart
+# under deuteranopia and protanopia.
+GROUPS = {
+    "activations": ["relu", "gelu", "gelu_tanh", "silu", "neutral"],
+    "parts": ["attention", "mlp", "embedding", "neutral"],
+    "decode": ["mlp", "kv", "attention", "neutral"],
+    "devices": ["cpu", "gpu", "reference", "mlp"],
 }
 
+MIN_FONT_PT = 9
+RETINA = 2  # PNG pixels per screen pixel
 STYLE = {
     "figure.figsize": (7.0, 4.0),
     "figure.dpi": 90,
@@ -21,9 +63,15 @@ STYLE = {
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
+    "axes.prop_cycle": matplotlib.cycler(color=[OKABE_ITO[c] for c in (
+        "blue", "orange", "bluish_green", "vermillion", "reddish_purple", "sky_blue", "black")]),
     "font.size": 10,
+    "legend.fontsize": 9,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
     "svg.hashsalt": "course",
 }
+_PROJECTOR_DPI = {False: 90, True: 135}
 
 
 def use_course_style():
@@ -31,27 +79,62 @@ def use_course_style():
     matplotlib.rcParams.update(STYLE)
 
 
-def unlabelled(fig):
-    """Descriptions of the axes of fig that miss a title or an axis label."""
-    problems = []
+def presentation(on=True):
+    """Projector mode: every figure and demo drawn 1.5x larger on screen (text included)."""
+    matplotlib.rcParams["figure.dpi"] = _PROJECTOR_DPI[bool(on)]
+    return "projector mode on: figures 1.5x larger" if on else "projector mode off"
+
+
+def problems(fig):
+    """What keeps fig from being shown: a missing title or axis label, text under 9 pt."""
+    found = []
     for i, ax in enumerate(fig.axes):
         if not ax.get_visible() or getattr(ax, "_colorbar", None) is not None:
             continue
         if ax.get_label() == "<colorbar>":
             continue
         if not (ax.get_title() or fig._suptitle is not None):
-            problems.append(f"axes {i} has no title")
+            found.append(f"axes {i} has no title")
         if ax.axison:
             for axis in ("x", "y") + (("z",) if hasattr(ax, "get_zlabel") else ()):
                 if not getattr(ax, f"get_{axis}label")():
-                    problems.append(f"axes {i} has no {axis} label")
-    return problems
+                    found.append(f"axes {i} has no {axis} label")
+    for text in fig.findobj(Text):
+        if text.get_visible() and text.get_text().strip() and text.get_fontsize() < MIN_FONT_PT:
+            found.append(f"text {text.get_text()[:30]!r} is {text.get_fontsize():g} pt "
+                         f"(at least {MIN_FONT_PT} pt is readable on a projector)")
+    return found
 
 
-def show(fig=None):
-    """Check the figure is titled and labelled, then show it (works in any notebook)."""
+unlabelled = problems  # the older name
+
+
+def alt_text(fig):
+    """The figure's titles, which state its finding: the text a screen reader says."""
+    titles = [fig._suptitle.get_text()] if fig._suptitle is not None else []
+    titles += [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    return "Figure: " + "; ".join(t.replace("\n", " ") for t in titles if t)
+
+
+def png_output(fig, alt=None):
+    """(data, metadata) for IPython's display: a 2x PNG shown at 1x, with alt text."""
+    buffer = io.BytesIO()
+    fig.canvas.print_figure(buffer, format="png", dpi=fig.dpi * RETINA)
+    width, height = (round(v) for v in fig.get_size_inches() * fig.dpi)
+    data = {"image/png": buffer.getvalue(), "text/plain": f"<Figure size {width}x{height} "
+                                                         f"with {len(fig.axes)} Axes>"}
+    metadata = {"image/png": {"width": width, "height": height, "alt": alt or alt_text(fig)}}
+    return data, metadata
+
+
+def show(fig=None, alt=None):
+    """Check the figure is titled, labelled and readable, then show it sharp, with alt text."""
+    from IPython.display import display
+
     fig = plt.gcf() if fig is None else fig
-    problems = unlabelled(fig)
-    if problems:
-        raise ValueError("figure is not fully labelled: " + "; ".join(problems))
-    plt.show()
+    found = problems(fig)
+    if found:
+        raise ValueError("figure is not ready to show: " + "; ".join(found))
+    data, metadata = png_output(fig, alt)
+    display(data, metadata=metadata, raw=True)
+    plt.close(fig)

@@ -31,10 +31,24 @@ def versions():
     )
 
 
+def _sharp_inline_figures():
+    """Figures shown by matplotlib's own inline backend come out at 2x too (retina)."""
+    from IPython import get_ipython
+
+    if get_ipython() is None:
+        return
+    try:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:  # an IPython without Jupyter's inline backend
+        return
+    set_matplotlib_formats("retina")
+
+
 def setup_notebook(seed=SEED, device=None):
     """Seed, apply the course's plot style, print the device and versions; return the device."""
     seed_everything(seed)
     plots.use_course_style()
+    _sharp_inline_figures()
     dev = pick_device(device)
     print(f"Device: {describe_device(dev)}")
     print(f"Versions: {versions()}")

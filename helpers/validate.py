@@ -58,6 +58,21 @@ def positive_int(value, name):
     return int(value)
 
 
+def non_negative_int(value, name):
+    """Require a whole number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+    return int(value)
+
+
+def non_negative_number(value, name):
+    """Require a finite real number >= 0 (a duration, a tolerance)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
 def choice(value, name, options):
     """Require value to be one of options."""
     if value not in options:

@@ -12,6 +12,8 @@ import matplotlib
 from IPython.display import display
 from matplotlib.figure import Figure
 
+from helpers.plots import png_output
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
@@ -30,6 +32,10 @@ class LiveFigure:
         self.figure = None
         self._handle = None
         for widget in self.controls.values():
+            if hasattr(widget, "continuous_update"):
+                widget.continuous_update = False   # redraw once, on release: no queue of redraws
+            if getattr(widget, "description", ""):
+                widget.style.description_width = "initial"   # long labels are not clipped
             widget.observe(self._on_change, names="value")
 
     def values(self):
@@ -55,14 +61,13 @@ class LiveFigure:
     def redraw_seconds(self, **changes):
         """Seconds to redraw and encode the figure as a PNG, as a live callback does."""
         start = time.perf_counter()
-        fig = self.render(**changes)
-        fig.canvas.print_figure(_Sink(), format="png")
+        png_output(self.render(**changes))
         return time.perf_counter() - start
 
     def _on_change(self, _change):
-        fig = self.render()
+        data, metadata = png_output(self.render())
         if self._handle is not None:
-            self._handle.update(fig)
+            self._handle.update(data, metadata=metadata, raw=True)
 
     def show(self):
         """Display the controls and the figure for their current values."""
@@ -78,11 +83,5 @@ class LiveFigure:
             },
             raw=True,
         )
-        self._handle = display(self.render(), display_id=True)
-
-
-class _Sink:
-    """A file-like object that discards what is written (for timing PNG encoding)."""
-
-    def write(self, data):
-        return len(data)
+        data, metadata = png_output(self.render())
+        self._handle = display(data, metadata=metadata, raw=True, display_id=True)

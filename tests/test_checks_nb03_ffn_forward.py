@@ -36,7 +36,7 @@ def test_ffn_forward_names_the_mistake():
     fb = checks.check_ffn_forward(lambda x, W1, b1, W2, b2: gelu(x @ W1) @ W2 + b2)
     assert not fb and "b1 is missing" in fb.message
     fb = checks.check_ffn_forward(lambda x, W1, b1, W2, b2: gelu(x @ W1 + b1) @ W2 + 2 * b2)
-    assert not fb and "differs in" in fb.message and "Hint:" in str(fb)
+    assert not fb and "differs in" in fb.message
     fb = checks.check_ffn_forward(lambda x, W1, b1, W2, b2: x @ W1 @ W2.T)
     assert not fb and "raised ValueError" in fb.message
 

@@ -1,5 +1,8 @@
 """Device choice, the one-line description, and the benchmark helper's bookkeeping."""
 
+import re
+import time
+
 import pytest
 import torch
 
@@ -29,17 +32,57 @@ def test_description_is_one_line():
     assert line.startswith("cpu (") and "\n" not in line and "threads" in line
 
 
-def test_benchmark_warms_up_and_repeats():
+def test_benchmark_times_a_short_call_in_blocks_of_many():
     calls = []
-    result = timing.benchmark(lambda: calls.append(1), warmup=3, repeat=5)
-    assert len(calls) == 8
-    assert result.runs == 5 and result.best <= result.median <= result.worst
+    result = timing.benchmark(lambda: calls.append(1), warmup=3, repeat=5, min_time=0.001)
+    assert result.runs >= 1 and result.best <= result.median <= result.worst
+    assert len(calls) > 1000, "a block repeats a short call until the clock's cost is negligible"
+    assert result.best < 1e-5
 
 
-def test_min_time_repeats_short_calls():
+def test_benchmark_times_a_long_call_once_per_block():
     calls = []
-    timing.benchmark(lambda: calls.append(1), warmup=0, repeat=2, min_time=0.002)
-    assert len(calls) > 2
+    result = timing.benchmark(lambda: (calls.append(1), time.sleep(0.002)), warmup=1, repeat=3)
+    assert 0.0019 < result.best < 0.05
+    assert 3 <= result.runs <= 6 and len(calls) < 20
+
+
+def test_benchmark_restores_the_thread_count():
+    before = torch.get_num_threads()
+    seen = []
+    timing.benchmark(lambda: seen.append(torch.get_num_threads()), warmup=0, repeat=1, threads=1)
+    assert set(seen[1:]) == {1}, "the timed calls ran on one thread"
+    assert torch.get_num_threads() == before
+
+
+def test_fastest_interleaves_and_keeps_the_best():
+    order = []
+    best = timing.fastest({"slow": lambda: (order.append("slow"), time.sleep(0.003)),
+                           "quick": lambda: order.append("quick")}, rounds=2, warmup=0)
+    assert best["quick"] < best["slow"] and 0.0029 < best["slow"] < 0.05
+    assert "quick" in order[: order.index("slow") + 50] and order[-1] == "slow"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"warmup": "x"}, "warmup must be a whole number >= 0, got 'x'"),
+    ({"warmup": -1}, "warmup must be a whole number >= 0, got -1"),
+    ({"repeat": 0}, "repeat must be a positive integer, got 0"),
+    ({"min_time": -0.5}, "min_time must be a finite number >= 0, got -0.5"),
+    ({"threads": 0}, "threads must be a positive integer, got 0"),
+    ({"device": "cpu:7"}, "device 'cpu:7' does not exist"),
+    ({"device": "tpu"}, "device must be one of"),
+])
+def test_benchmark_refuses_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        timing.benchmark(lambda: None, **kwargs)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_benchmark_on_a_missing_gpu_says_so():
+    with pytest.raises(RuntimeError, match="'cuda' was asked for but this machine has no CUDA"):
+        timing.benchmark(lambda: None, device="cuda")
+    with pytest.raises(ValueError, match="at least one function"):
+        timing.fastest({})
 
 
 @pytest.mark.parametrize("seconds, text", [(2.5, "2.50 s"), (0.0123, "12.30 ms"), (4.56e-5, "45.6 us")])

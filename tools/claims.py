@@ -1,7 +1,7 @@
-"""The claims ledger: every numeric claim of the seeds, and the notebook cell that checks it.
+"""The claims ledger: every numeric claim of the source posts, and the notebook cell that checks it.
 
-A claim is checked by a code cell that contains an `assert` and matches all of the
-claim's patterns. This script scans the notebooks and writes docs/CLAIMS.md.
+A claim is checked by a code cell of its notebook that contains an `assert` and matches
+all of the claim's patterns. This script scans the notebooks and writes docs/CLAIMS.md.
 
     python tools/claims.py           # write docs/CLAIMS.md
     python tools/claims.py --check   # exit 1 if the ledger is stale or a claim lost its check
@@ -16,94 +16,120 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 LEDGER = ROOT / "docs" / "CLAIMS.md"
-SEEDS = {
-    "000": "GPT-2's MLP, GELU, the GPT-3 parameter table, serving",
-    "002": "attention vs MLP, a worked matrix multiply, ReLU and SwiGLU",
-    "003": "FFN as key-value memory, ReLU/GELU/SiLU, 4x expansion, hands-on exercises",
+# The source posts, in course order: source post 1 is file 000 in ../shared/seeds, post 2 is
+# 002, post 3 is 003 (Korean blog posts; titles are their first lines).
+POSTS = {
+    1: ("[LLM] LLM 서빙과 최적화 - 2.6. Transformer: MLP와 트랜스포머 블록 마무리",
+        "LLM serving and optimisation 2.6: the MLP and the Transformer block (GPT-2's MLP, GELU, "
+        "the GPT-3 parameter table, serving)"),
+    2: ("Attention과 MLP: 토큰 사이의 정보와 토큰 내부의 변환",
+        "Attention and MLP: information between tokens and the transformation within a token "
+        "(a worked matrix multiply, ReLU, SwiGLU)"),
+    3: ("GPT는 어디에 지식을 저장하나요?",
+        "Where does GPT store knowledge? Part 3 of a series on Transformer, Attention and FFN (MLP): "
+        "the FFN as key-value memory, ReLU/GELU/SiLU, the 4x expansion, three hands-on exercises"),
 }
 
 
 @dataclass(frozen=True)
 class Claim:
-    seed: str
+    post: int        # 1, 2 or 3: the source post that states it
+    notebook: str    # "01".."12": the notebook whose cells check it
     text: str
-    patterns: tuple
+    patterns: tuple  # regexes that must all match one asserting cell of that notebook
 
 
 C = Claim
+# One block per notebook, so that a change to one notebook touches one block.
 CLAIMS = [
-    # seed 002: the worked matrix multiply, ReLU, attention vs MLP, the gate
-    C("002", "1 x 2 + 2 x (-1) + (-1) x (-0.5) + 0 x 1 = 0.5 (input times the third column)",
+    # notebook 01
+    C(2, "01", '1 x 2 + 2 x (-1) + (-1) x (-0.5) + 0 x 1 = 0.5 (input times the third column)',
       (r"== 0\.5", r"column_3")),
-    C("002", "x = [1, 2, -1, 0] through a 4 x 8 matrix gives [-2, 1, 0.5, -1, 3, 0, -0.5, 2]",
+    C(2, "01", 'x = [1, 2, -1, 0] through a 4 x 8 matrix gives [-2, 1, 0.5, -1, 3, 0, -0.5, 2]',
       (r"seed_output", r"-2, 1, 0\.5, -1, 3, 0, -0\.5, 2")),
-    C("002", "ReLU of that output is [0, 1, 0.5, 0, 3, 0, 0, 2]", (r"\[0, 1, 0\.5, 0, 3, 0, 0, 2\]",)),
-    C("002", "X (T x d) @ W (d x m): each output row depends only on its own input row",
+    C(2, "01", 'ReLU of that output is [0, 1, 0.5, 0, 3, 0, 0, 2]',
+      (r"\[0, 1, 0\.5, 0, 3, 0, 0, 2\]",)),
+    C(2, "01", 'X (T x d) @ W (d x m): each output row depends only on its own input row',
       (r"rows_moved == \[3\]",)),
-    C("002", "two linear maps without an activation fold into one (W1 @ W2)", (r"W1 @ W2",)),
-    C("002", "token 3's output uses tokens 1, 2, 3 in (causal) attention and only token 3 in the MLP",
-      (r"uses_attn == \[1, 2, 3\] and uses_mlp == \[3\]",)),
-    C("002", "RMSNorm and the residual add work within one token's d components",
-      (r"moved_tokens\(layer, x, j\) == \[j\]",)),
-    C("002", "SwiGLU: g = SiLU(x W_gate), u = x W_up, out = (g * u) W_down, back to d",
-      (r"silu\(z\)", r"out.shape == x.shape")),
-    C("002", "gate x up, component by component: 2 x 0.1 = 0.2, -1 x 1.5 = -1.5, x 0 = 0, 0.5 x 2 = 1",
-      (r"2 \* 0\.1 == 0\.2", r"-1 \* 1\.5 == -1\.5", r"0\.5 \* 2 == 1")),
-    C("002", "the gate is not bounded to [0, 1]: values above 1 and below 0 occur",
-      (r"below > 0 and above > 0",)),
-    # seed 003: FFN shapes, 4x, activations, key-value memory
-    C("003", "hands-on 1: d_model = 512 -> d_ff = 2048 -> 512, each shape printed",
-      (r"\(512, 2048\)", r"\(4, 2048\)")),
-    C("003", "4x expansion: GPT-2 small 768 -> 3072, GPT-3 12,288 -> 49,152", (r"f == 4 \* d",)),
-    C("003", "the d_ff sweep 512 / 2048 / 8192 is 1x / 4x / 16x of d_model = 512", (r"\[1, 4, 16\]",)),
-    C("003", "GELU's tanh formula 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))) approximates x Phi(x) "
-      "(largest error 0.000473)", (r"0\.000473",)),
-    C("003", "GELU and SiLU pass small negative values where ReLU gives 0",
+    C(2, "01", 'two linear maps without an activation fold into one (W1 @ W2)',
+      (r"W1 @ W2",)),
+    # notebook 02
+    C(3, "02", "GELU's tanh formula 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))) approximates x Phi(x) (largest error 0.000473)",
+      (r"0\.000473",)),
+    C(3, "02", 'GELU and SiLU pass small negative values where ReLU gives 0',
       (r"gelu\(z\)\[z < 0\] < 0", r"silu\(z\)\[z < 0\] < 0")),
-    C("003", "dead neurons: a ReLU unit with negative inputs gets no gradient and never learns",
-      (r"moved\[\"relu\"\] == 0",)),
-    C("003", "GPT-2 small has 12 layers, GPT-3 96, Llama-3 405B 126", (r"405e9", r"175_181_291_520")),
-    C("003", "FFN neurons as key-value memories: knocking out a fact's top neurons removes that fact",
-      (r"p_top < 0\.5 \* p_before",)),
-    C("003", "knowledge editing (ROME-style): change one fact by a rank-one edit of the down-projection",
-      (r"efficacy >= 0\.95", r"specificity >= 0\.97")),
-    # seed 000: GPT-2's MLP, GELU, the GPT-3 table, serving
-    C("000", "GPT-2 small's MLP: 768 -> 3072 -> 768, 8d^2 + biases = 4,722,432 parameters per layer",
+    C(3, "02", 'dead neurons: a ReLU unit with negative inputs gets no gradient and never learns',
+      (r'moved\[\"relu\"\] == 0',)),
+    C(1, "02", "GELU's derivative is not 0 for negative inputs (negative in the valley); ReLU's is exactly 0",
+      (r'grads\[\"relu\"\] == 0', r'grads\[\"gelu\"\]\[:4\] < 0')),
+    # notebook 03
+    C(3, "03", 'hands-on 1: d_model = 512 -> d_ff = 2048 -> 512, each shape printed',
+      (r"\(512, 2048\)", r"\(4, 2048\)")),
+    C(3, "03", '4x expansion: GPT-2 small 768 -> 3072, GPT-3 12,288 -> 49,152',
+      (r"f == 4 \* d",)),
+    C(3, "03", 'the d_ff sweep 512 / 2048 / 8192 is 1x / 4x / 16x of d_model = 512',
+      (r"\[1, 4, 16\]",)),
+    C(1, "03", "GPT-2 small's MLP: 768 -> 3072 -> 768, 8d^2 + biases = 4,722,432 parameters per layer",
       (r"4_722_432", r"8 \* d\*\*2")),
-    C("000", "GELU's derivative is not 0 for negative inputs (negative in the valley); ReLU's is exactly 0",
-      (r"grads\[\"relu\"\] == 0", r"grads\[\"gelu\"\]\[:4\] < 0")),
-    C("000", "GPT-3: d_embed 12,288 = 96 heads x 128; n_neurons 49,152 = 4 x d_embed",
+    # notebook 05
+    C(2, "05", 'SwiGLU: g = SiLU(x W_gate), u = x W_up, out = (g * u) W_down, back to d',
+      (r"silu\(z\)", r"out.shape == x.shape")),
+    C(2, "05", 'gate x up, component by component: 2 x 0.1 = 0.2, -1 x 1.5 = -1.5, x 0 = 0, 0.5 x 2 = 1',
+      (r"2 \* 0\.1 == 0\.2", r"-1 \* 1\.5 == -1\.5", r"0\.5 \* 2 == 1")),
+    C(2, "05", 'the gate is not bounded to [0, 1]: values above 1 and below 0 occur',
+      (r"below > 0 and above > 0",)),
+    C(1, "05", 'serving engines fuse gate and up into one GEMM: the same output',
+      (r"fused_mlp\(X\), mlp\(X\)",)),
+    # notebook 06
+    C(1, "06", 'GPT-3: d_embed 12,288 = 96 heads x 128; n_neurons 49,152 = 4 x d_embed',
       (r"12_288", r"49_152")),
-    C("000", "GPT-3 table: every row (617,558,016; 14,495,514,624 x 4; 57,982,058,496 x 2) "
-      "and the total 175,181,291,520", (r"175_181_291_520", r"seed_rows")),
-    C("000", "attention's four rows sum to the up-projection's (58.0B)",
-      (r"attention == table\[\"Up-projection\"\]",)),
-    C("000", "MLP about 116.0B of 175B, about 2/3", (r"116\.0", r"2 / 3")),
-    C("000", "per layer: attention 4d^2, MLP 8d^2, exactly 2x",
+    C(1, "06", 'GPT-3 table: every row (617,558,016; 14,495,514,624 x 4; 57,982,058,496 x 2) and the total 175,181,291,520',
+      (r"175_181_291_520", r"seed_rows")),
+    C(1, "06", "attention's four rows sum to the up-projection's (58.0B)",
+      (r'attention == table\[\"Up-projection\"\]',)),
+    C(1, "06", 'MLP about 116.0B of 175B, about 2/3',
+      (r"116\.0", r"2 / 3")),
+    C(1, "06", 'per layer: attention 4d^2, MLP 8d^2, exactly 2x',
       (r"mlp_per_block == 2 \* attention_per_block",)),
-    C("000", "attention's parameter-free QK^T and AV terms overtake the MLP's FLOPs at long context",
+    C(1, "06", "attention's parameter-free QK^T and AV terms overtake the MLP's FLOPs at long context",
       (r"crossover_seq_len",)),
-    C("000", "attention's output is a weighted average of V rows (weights >= 0, summing to 1)",
-      (r"A\.sum\(dim=-1\)", r"A >= 0")),
-    C("000", "with the weights fixed, attention mixes V linearly; softmax only makes the ratios",
-      (r"mix\(a \* V1 \+ b \* V2\)",)),
-    C("000", "stacked linear maps fold into one; GELU breaks the fold, so the MLP's nonlinearity is needed",
-      (r"err_linear < 1e-10 and err_gelu > 0\.2",)),
-    C("000", "position-wise: the MLP applies the same weights to each token, no information between positions",
-      (r"moves_mlp, torch\.eye",)),
-    C("000", "nanoGPT's block: x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)); 12d^2 + 13d parameters",
-      (r"pre_ln_block\(x\), block\(x\)",)),
-    C("000", "the parallel block (GPT-J, PaLM): x + attn(ln(x)) + mlp(ln(x))", (r"parallel_block\(x\), par\(x\)",)),
-    C("000", "sequential steps = number of blocks, not tokens", (r"calls == \[n_tokens\]",)),
-    C("000", "decode reads every weight once per token; about 2/3 of those bytes are the MLP's",
-      (r"bytes_per_step", r"mlp_share - 2 / 3")),
-    C("000", "the MLP has no KV cache; attention's KV cache size follows from the architecture constants",
-      (r"kv_per_token == 4_718_592", r"one_by_one")),
-    C("000", "Megatron: up-projection column-parallel, down-projection row-parallel, one all-reduce",
-      (r"res\.sent_bytes ==",)),
-    C("000", "serving engines fuse gate and up into one GEMM: the same output", (r"fused_mlp\(X\), mlp\(X\)",)),
-    C("000", "MoE makes the MLP (2/3 of the parameters) sparse: Mixtral 8x7B total vs active parameters",
+    C(1, "06", 'MoE makes the MLP (2/3 of the parameters) sparse: Mixtral 8x7B total vs active parameters',
       (r"12_879_925_248", r"46_702_792_704")),
+    # notebook 07
+    C(2, "07", "token 3's output uses tokens 1, 2, 3 in (causal) attention and only token 3 in the MLP",
+      (r"uses_attn == \[1, 2, 3\] and uses_mlp == \[3\]",)),
+    C(1, "07", "attention's output is a weighted average of V rows (weights >= 0, summing to 1)",
+      (r"A\.sum\(dim=-1\)", r"A >= 0")),
+    C(1, "07", 'with the weights fixed, attention mixes V linearly; softmax only makes the ratios',
+      (r"mix\(a \* V1 \+ b \* V2\)",)),
+    C(1, "07", "stacked linear maps fold into one; GELU breaks the fold, so the MLP's nonlinearity is needed",
+      (r"err_linear < 1e-10 and err_gelu > 0\.2",)),
+    C(1, "07", 'position-wise: the MLP applies the same weights to each token, no information between positions',
+      (r"moves_mlp, torch\.eye",)),
+    # notebook 08
+    C(2, "08", "RMSNorm and the residual add work within one token's d components",
+      (r"moved_tokens\(layer, x, j\) == \[j\]",)),
+    C(3, "08", 'GPT-2 small has 12 layers, GPT-3 96, Llama-3 405B 126',
+      (r"405e9", r"175_181_291_520")),
+    C(1, "08", "nanoGPT's block: x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)); 12d^2 + 13d parameters",
+      (r"pre_ln_block\(x\), block\(x\)",)),
+    C(1, "08", 'the parallel block (GPT-J, PaLM): x + attn(ln(x)) + mlp(ln(x))',
+      (r"parallel_block\(x\), par\(x\)",)),
+    C(1, "08", 'sequential steps = number of blocks, not tokens',
+      (r"calls == \[n_tokens\]",)),
+    # notebook 09
+    C(1, "09", "decode reads every weight once per token; about 2/3 of those bytes are the MLP's",
+      (r"bytes_per_step", r"mlp_share - 2 / 3")),
+    C(1, "09", "the MLP has no KV cache; attention's KV cache size follows from the architecture constants",
+      (r"kv_per_token == 4_718_592", r"one_by_one")),
+    # notebook 10
+    C(1, "10", 'Megatron: up-projection column-parallel, down-projection row-parallel, one all-reduce',
+      (r"res\.sent_bytes ==",)),
+    # notebook 12
+    C(3, "12", "FFN neurons as key-value memories: knocking out a fact's top neurons removes that fact",
+      (r"p_top < 0\.5 \* p_before",)),
+    C(3, "12", 'knowledge editing (ROME-style): change one fact by a rank-one edit of the down-projection',
+      (r"efficacy >= 0\.95", r"specificity >= 0\.97")),
 ]
 
 
@@ -121,8 +147,8 @@ def ledger(paths):
     cells = list(checking_cells(paths))
     rows = []
     for claim in CLAIMS:
-        hits = [(name, count) for name, count, src in cells
-                if all(re.search(p, src) for p in claim.patterns)]
+        hits = [(name, count) for name, count, src in cells if name.startswith(claim.notebook)
+                and all(re.search(p, src) for p in claim.patterns)]
         rows.append((claim, hits))
     return rows
 
@@ -135,14 +161,16 @@ def render(rows):
         "(by execution count) whose `assert` checks it. Generated by `python tools/claims.py`;",
         "`tests/test_claims.py` fails when a claim loses its checking cell or this file is stale.",
         "",
-        "Seeds: " + "; ".join(f"{k}: {v}" for k, v in SEEDS.items()) + ".",
+        "The source posts (Korean blog posts; see [SOURCES.md](SOURCES.md)):",
         "",
-        "| Seed | Claim | Checked in |",
+        *[f"- **Source post {n}**: {title} ({gist})" for n, (title, gist) in POSTS.items()],
+        "",
+        "| Post | Claim | Checked in |",
         "|---|---|---|",
     ]
     for claim, hits in rows:
         where = ", ".join(f"[{n}](../notebooks/{n}) cell [{c}]" for n, c in hits) or "**not checked**"
-        lines.append(f"| {claim.seed} | {claim.text} | {where} |")
+        lines.append(f"| {claim.post} | {claim.text} | {where} |")
     return "\n".join(lines) + "\n"
 
 

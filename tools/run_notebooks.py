@@ -34,7 +34,7 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 def execute(path):
     nb = nbformat.read(path, as_version=4)
     nb.metadata.pop("jupytext", None)
-    nb.metadata.pop("widgets", None)  # widget state is per run; the live kernel recreates it
+    nb.metadata.pop("widgets", None)  # stored afresh below
     nb.metadata["kernelspec"] = KERNELSPEC
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -46,7 +46,9 @@ def execute(path):
         timeout=600,
         kernel_name="python3",
         record_timing=False,
-        store_widget_state=False,
+        # The demos' controls are saved with the notebook, so that JupyterLab and nbviewer
+        # show them (and the first figure) before anything runs.
+        store_widget_state=True,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
     client.execute()

@@ -1,9 +1,14 @@
-"""Exercise checks. Each notebook has a module here (e.g. `helpers.checks.nb01_matrix_multiply`).
+"""Exercise checks: one module per notebook (`helpers.checks.nb03_ffn_forward`, ...).
 
 A check takes what the learner wrote and returns a `Feedback`, shown as one
-line: not attempted yet, correct, or what is wrong in words plus a hint.
+line: not attempted yet, correct, or what is wrong in words. Every check is a
+table run by one of three runners: `Check` (a function or a value),
+`ModuleCheck` (an nn.Module, loaded with the reference's weights) and
+`Prediction` (a guess written down before the answer is revealed).
 """
 
-from helpers.checks.core import Feedback, attempt, correct, not_attempted, wrong
+from helpers.checks.core import Feedback
+from helpers.checks.module import ModuleCheck
+from helpers.checks.runner import Check, Mistake, Prediction
 
-__all__ = ["Feedback", "attempt", "correct", "not_attempted", "wrong"]
+__all__ = ["Check", "Feedback", "Mistake", "ModuleCheck", "Prediction"]

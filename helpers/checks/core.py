@@ -1,8 +1,10 @@
-"""The mechanism behind every exercise check.
+"""What a check says: not attempted yet, correct, or what is wrong, in words.
 
 A learner's stub returns None (or raises NotImplementedError) until it is
-filled in; the check then says "not attempted yet" and never raises, so a
-notebook runs top to bottom before anyone has done the exercises.
+filled in; the check then says "not attempted yet" and nothing else, and never
+raises, so a notebook runs top to bottom before anyone has done the exercises.
+Hints live in the notebook, collapsed under the exercise; a check only names
+the mistake it sees.
 """
 
 from dataclasses import dataclass
@@ -13,45 +15,47 @@ import torch
 NOT_ATTEMPTED = "not attempted"
 CORRECT = "correct"
 WRONG = "wrong"
+MARKS = {CORRECT: "[correct]", WRONG: "[not yet]", NOT_ATTEMPTED: "[not attempted yet]"}
 
 
 @dataclass(frozen=True)
 class Feedback:
-    """The outcome of one check, shown as a sentence."""
+    """The outcome of one check, shown as one sentence."""
 
     exercise: str
     status: str
     message: str
-    hint: str = ""
 
     def __bool__(self):
         return self.status == CORRECT
 
     def __str__(self):
-        mark = {CORRECT: "[correct]", WRONG: "[not yet]", NOT_ATTEMPTED: "[not attempted yet]"}
-        text = f"{mark[self.status]} {self.exercise}: {self.message}"
-        if self.hint:
-            text += f"\n  Hint: {self.hint}"
-        return text
+        return f"{MARKS[self.status]} {self.exercise}: {self.message}"
 
     def __repr__(self):
         return str(self)
 
 
-def correct(exercise, message="correct, well done.", hint=""):
-    return Feedback(exercise, CORRECT, message, hint)
+NOT_YET = "write your answer in the cell above, then run it again."
 
 
-def wrong(exercise, message, hint=""):
-    return Feedback(exercise, WRONG, message, hint)
+def correct(exercise, message="correct, well done.", hint=None):
+    return Feedback(exercise, CORRECT, message)
 
 
-def not_attempted(exercise, hint=""):
-    return Feedback(exercise, NOT_ATTEMPTED, "fill in the cell above and run this check again.", hint)
+def wrong(exercise, message, hint=None):
+    return Feedback(exercise, WRONG, message)
+
+
+def not_attempted(exercise, hint=None, message=NOT_YET):
+    return Feedback(exercise, NOT_ATTEMPTED, message)
 
 
 class _Missing:
     """Marks an answer that is not there yet."""
+
+    def __repr__(self):
+        return "MISSING"
 
 
 MISSING = _Missing()
@@ -60,12 +64,13 @@ MISSING = _Missing()
 def attempt(fn, *args, **kwargs):
     """Call the learner's function; MISSING when it returns None or is not implemented.
 
-    Any other exception is returned (not raised) so the check can describe it.
+    A value that is not callable is the answer itself. Any other exception is
+    returned (not raised) so that the check can describe it.
     """
     if fn is None:
         return MISSING
     if not callable(fn):
-        return fn  # a value, not a function
+        return fn
     try:
         result = fn(*args, **kwargs)
     except NotImplementedError:
@@ -86,35 +91,30 @@ def to_numpy(value):
 
 
 def shape_str(shape):
+    """(4, 512) written the way Python prints a shape; (3,) for one dimension."""
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def compare_arrays(exercise, got, expected, what="your result", hint="", atol=1e-6, rtol=1e-6):
+def call_str(name, args):
+    """'name(x (4, 512), 768, bias=True)': arrays shown by their shape, other values as typed."""
+    parts = []
+    for arg in args:
+        if isinstance(arg, (np.ndarray, torch.Tensor)):
+            parts.append(f"{shape_str(arg.shape)} array" if arg.ndim else repr(arg.item()))
+        elif isinstance(arg, torch.nn.Module):
+            parts.append(type(arg).__name__)
+        else:
+            parts.append(repr(arg))
+    return f"{name}({', '.join(parts)})"
+
+
+def compare_arrays(exercise, got, expected, what="your result", hint=None, atol=1e-6, rtol=1e-6):
     """Feedback comparing an answer with the expected array: kind, shape, then values."""
+    from helpers.checks.compare import arrays
+
     if got is MISSING:
-        return not_attempted(exercise, hint)
+        return not_attempted(exercise)
     if isinstance(got, Exception):
-        return wrong(exercise, f"{what} raised {type(got).__name__}: {got}", hint)
-    arr = to_numpy(got)
-    if arr is None:
-        return wrong(exercise, f"{what} is a {type(got).__name__}, not an array", hint)
-    exp = to_numpy(expected)
-    if arr.shape != exp.shape:
-        return wrong(
-            exercise,
-            f"{what} has shape {shape_str(arr.shape)}; expected {shape_str(exp.shape)}.",
-            hint,
-        )
-    if not np.all(np.isfinite(arr)):
-        return wrong(exercise, f"{what} holds NaN or infinite values.", hint)
-    close = np.isclose(arr, exp, atol=atol, rtol=rtol)
-    if not close.all():
-        idx = tuple(int(i) for i in np.argwhere(~close)[0])
-        where = f" at index {idx}" if arr.ndim else ""
-        return wrong(
-            exercise,
-            f"{what} differs in {int((~close).sum())} of {arr.size} entries; first{where}: "
-            f"got {arr[idx]:.4g}, expected {exp[idx]:.4g}.",
-            hint,
-        )
-    return correct(exercise)
+        return wrong(exercise, f"{what} raised {type(got).__name__}: {got}")
+    problem = arrays(atol=atol, rtol=rtol)(got, expected)
+    return correct(exercise) if problem is None else wrong(exercise, f"{what} {problem}")

@@ -35,7 +35,7 @@ def draw(fig, d_model, expansion, activation):
     for i, (w, label) in enumerate(zip(widths, names, strict=True)):
         ax.barh(i, w, left=-w / 2, color=COLORS["mlp"] if i in (1, 2) else "#9ecae1",
                 edgecolor="black")
-        ax.text(0, i, f"{label}\n({w:,})", ha="center", va="center", fontsize=8)
+        ax.text(0, i, f"{label}\n({w:,})", ha="center", va="center", fontsize=9)
     ax.set_yticks(range(4), ["input", "up", "activation", "down"])
     ax.set_xticks([])
     ax.set_ylabel("step of the forward pass")
@@ -48,14 +48,14 @@ def draw(fig, d_model, expansion, activation):
     order = np.argsort(h)
     a = activations.get(activation)(h[order])
     rank = np.arange(d_ff)
-    ax_h.plot(rank, h[order], color="#7f7f7f", lw=1, label="before (x @ W1 + b1)")
+    ax_h.plot(rank, h[order], color="#555555", lw=1, label="before (x @ W1 + b1)")
     ax_h.plot(rank, a, color=COLORS.get(activation, "black"), lw=1.5, label=f"after {activation}")
     zero, negative = np.mean(a == 0), np.mean(a < 0)
     ax_h.set_xlabel(f"hidden neuron (sorted by its input), {d_ff:,} in all")
     ax_h.set_ylabel("value")
     ax_h.set_title(f"One token's hidden layer: {zero:.0%} exactly 0, {negative:.0%} negative",
                    fontsize=9)
-    ax_h.legend(loc="upper left", fontsize=8)
+    ax_h.legend(loc="upper left", fontsize=9)
     fig.subplots_adjust(left=0.13, right=0.97, wspace=0.3)
 
 

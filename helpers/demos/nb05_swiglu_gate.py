@@ -21,7 +21,7 @@ def draw(fig, up, gate_pre):
     g = float(activations.silu(np.array(gate_pre)))
     ax.plot([gate_pre], [g * up], "o", color="black", markersize=8)
     ax.plot([gate_pre], [g], "o", color=COLORS["silu"], markersize=6)
-    ax.axhline(up, color="#7f7f7f", linewidth=0.8, linestyle=":", label="u itself (gate = 1)")
+    ax.axhline(up, color="#555555", linewidth=0.8, linestyle=":", label="u itself (gate = 1)")
     ax.set_ylim(-4.0, 6.5)
     ax.set_xlabel("gate pre-activation z = (x @ W_gate)[j]")
     ax.set_ylabel("value of feature j")
@@ -32,7 +32,7 @@ def draw(fig, up, gate_pre):
     else:
         kind = "shrinks u"
     ax.set_title(f"g = SiLU({gate_pre:.2f}) = {g:.3f} {kind}:  {g:.3f} x {up:.2f} = {g * up:.3f}")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", fontsize=9)
 
 
 def make():

@@ -57,9 +57,9 @@ def draw(fig, token, layer, table):
     lines = [[(j + 1, 0), (i + 1, 1)] for i in range(T) if moved[i]]
     ax.add_collection(LineCollection(lines, colors=COLORS["attention" if "attention" in layer else "mlp"],
                                      linewidths=1 + 3 * C[moved, j] / C[:, j].max()))
-    ax.scatter(range(1, T + 1), [0] * T, s=200, c=["#d62728" if t == j else "#cccccc" for t in range(T)],
+    ax.scatter(range(1, T + 1), [0] * T, s=200, c=["#D55E00" if t == j else "#cccccc" for t in range(T)],
                edgecolors="black", zorder=3)
-    ax.scatter(range(1, T + 1), [1] * T, s=200, c=["#2ca02c" if m else "white" for m in moved],
+    ax.scatter(range(1, T + 1), [1] * T, s=200, c=["#009E73" if m else "white" for m in moved],
                edgecolors="black", zorder=3)
     ax.set_yticks([0, 1], ["input", "output"])
     ax.set_xticks(range(1, T + 1))
@@ -69,7 +69,7 @@ def draw(fig, token, layer, table):
     ax.set_title(f"{layer}: token {token} moves outputs {[i + 1 for i in range(T) if moved[i]]}",
                  fontsize=9)
     ax_map.imshow(C > 1e-9, cmap="Greens", vmin=0, vmax=1.3)
-    ax_map.add_patch(Rectangle((j - 0.5, -0.5), 1, T, fill=False, edgecolor="#d62728", lw=2))
+    ax_map.add_patch(Rectangle((j - 0.5, -0.5), 1, T, fill=False, edgecolor="#D55E00", lw=2))
     ticks = range(T)
     ax_map.set_xticks(ticks, [t + 1 for t in ticks])
     ax_map.set_yticks(ticks, [t + 1 for t in ticks])

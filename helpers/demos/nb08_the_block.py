@@ -72,7 +72,7 @@ def draw(fig, depth, residual, kind, table):
     ax.set_ylabel("mean length of a token vector")
     mode = "with residuals" if residual else "without residuals"
     ax.set_title(f"{kind}, {depth} blocks {mode}: |x| goes {t['stream'][0]:.1f} -> {t['stream'][depth]:.1f}")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="upper left", fontsize=9)
 
 
 def make():

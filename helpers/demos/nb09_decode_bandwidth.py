@@ -12,6 +12,7 @@ from matplotlib.ticker import FormatStrFormatter
 
 from helpers.bandwidth import decode_weight_bytes, kv_cache_bytes, roofline_seconds
 from helpers.config_params import count_params
+from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
 MODELS = ("gpt2", "gpt2-xl", "tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "mixtral-8x7b",
@@ -28,7 +29,6 @@ BYTES_PER_PARAM = 2  # bfloat16 weights and cache
 SAMPLE = {"model": "llama-3-8b", "batch": 64, "context": 8192,
           "hardware": "A100 80GB SXM: 2.04 TB/s, 312 TFLOP/s"}
 LABELS = {"mlp": "MLP", "attention": "attention", "other": "rest", "kv": "KV cache"}
-COLORS = {"mlp": "#ff7f0e", "kv": "#1f77b4"}
 
 
 @cache
@@ -64,16 +64,16 @@ def draw(fig, model, batch, context, hardware):
     no_kv = [step_seconds(model, b, None, bandwidth, peak) * 1e3 for b in BATCHES]
     ax.loglog(BATCHES, no_kv, "-", color=COLORS["mlp"])
     ax.loglog(BATCHES, with_kv, "o-", color=COLORS["kv"], markersize=3)
-    ax.text(BATCHES[-1], no_kv[-1], " weights only", color=COLORS["mlp"], fontsize=8, va="center")
-    ax.text(BATCHES[-1], with_kv[-1], " + KV cache", color=COLORS["kv"], fontsize=8, va="center")
+    ax.text(BATCHES[-1], no_kv[-1], " weights only", color=COLORS["mlp"], fontsize=9, va="center")
+    ax.text(BATCHES[-1], with_kv[-1], " + KV cache", color=COLORS["kv"], fontsize=9, va="center")
     knee = peak * BYTES_PER_PARAM / (2 * bandwidth)
     ax.axvline(knee, color="gray", linestyle=":")
-    ax.text(knee, no_kv[0], f" knee: batch {knee:.0f}", color="gray", fontsize=8, va="bottom")
+    ax.text(knee, no_kv[0], f" knee: batch {knee:.0f}", color="gray", fontsize=9, va="bottom")
     now = with_kv[BATCHES.index(batch)]
     ax.plot([batch], [now], "o", color="black", markersize=7)
     table = "\n".join(f"{label:<10}{parts[key] / 1e9:>8.1f} GB" for key, label in LABELS.items())
     ax.text(0.02, 0.97, f"one step, batch {batch}:\n{table}", transform=ax.transAxes,
-            family="monospace", fontsize=8, va="top")
+            family="monospace", fontsize=9, va="top")
     ax.set_xlim(0.7, BATCHES[-1] * 6)
     ax.set_xlabel(f"batch (sequences decoding together), context {context} tokens")
     ax.set_ylabel("ms per decode step (roofline)")

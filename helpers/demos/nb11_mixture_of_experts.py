@@ -24,8 +24,8 @@ def draw(fig, n_experts, top_k, temperature, skew):
     weight = torch.bincount(routing.experts.flatten(), weights=routing.weights.flatten(),
                             minlength=n_experts)              # (E,) total router weight per expert
     ax = fig.add_subplot(1, 1, 1)
-    ax.bar(range(n_experts), routing.counts.tolist(), color="#ff7f0e", label="tokens routed")
-    ax.plot(range(n_experts), (weight * top_k).tolist(), "o", color="#1f77b4",
+    ax.bar(range(n_experts), routing.counts.tolist(), color="#E69F00", label="tokens routed")
+    ax.plot(range(n_experts), (weight * top_k).tolist(), "o", color="#0072B2",
             label="router weight x k")
     ax.axhline(fair, color="black", ls="--", label=f"balanced: {fair:.0f}")
     ax.set_xlabel("expert")
@@ -34,7 +34,7 @@ def draw(fig, n_experts, top_k, temperature, skew):
     ax.set_title(f"E={n_experts}, top-{top_k}: a token uses {top_k}/{n_experts} of the experts; "
                  f"busiest expert {busiest:.2f}x its fair share")
     ax.set_ylim(0, 1.3 * max(routing.counts.max().item(), (weight * top_k).max().item()))
-    ax.legend(loc="upper center", ncol=3, fontsize=8)
+    ax.legend(loc="upper center", ncol=3, fontsize=9)
 
 
 def make():

@@ -42,12 +42,12 @@ def _analyse(subject, ablate):
 def draw(fig, subject, ablate):
     neurons, values, words, probs, capital, p_capital = _analyse(subject, ablate)
     ax1, ax2 = fig.subplots(1, 2)
-    ax1.bar(range(len(neurons)), values, color="#ff7f0e", alpha=0.35 if ablate else 1.0)
-    ax1.set_xticks(range(len(neurons)), [str(i) for i in neurons], fontsize=8)
+    ax1.bar(range(len(neurons)), values, color="#E69F00", alpha=0.35 if ablate else 1.0)
+    ax1.set_xticks(range(len(neurons)), [str(i) for i in neurons], fontsize=9)
     ax1.set_xlabel(f"neuron of MLP {LAYER}")
     ax1.set_ylabel(f"adds to the logit of {capital}")
     ax1.set_title(f"top neurons for {subject}" + (f" (top {TOP} zeroed)" if ablate else ""))
-    colors = ["#2ca02c" if w == capital else "#7f7f7f" for w in words]
+    colors = ["#009E73" if w == capital else "#555555" for w in words]
     ax2.barh(range(5)[::-1], probs, color=colors)
     ax2.set_yticks(range(5)[::-1], words)
     ax2.set_xlim(0, 1)
