@@ -1,89 +1,105 @@
-"""Notebook 03's exercise checks: accept the solutions, explain typical mistakes."""
+"""Notebook 03's checks accept a right answer and name typical mistakes."""
 
-import numpy as np
 import torch
-from scipy.special import erf
+import torch.nn.functional as F
+from torch import nn
 
 from helpers.checks import nb03_ffn_forward as checks
 
 
-def gelu(h):
-    return 0.5 * h * (1 + erf(h / np.sqrt(2)))
+def make_mlp(act=None, bias=True, swap=False, names=("c_fc", "c_proj"), skip_down=False, act_after=False):
+    class MLP(nn.Module):
+        def __init__(self, d_model, d_ff):
+            super().__init__()
+            up = nn.Linear(d_ff, d_model, bias=bias) if swap else nn.Linear(d_model, d_ff, bias=bias)
+            setattr(self, names[0], up)
+            self.gelu = act or nn.GELU()
+            setattr(self, names[1], nn.Linear(d_ff, d_model, bias=bias))
+
+        def forward(self, x):
+            up, down = getattr(self, names[0]), getattr(self, names[1])
+            if skip_down:
+                return self.gelu(up(x))
+            if act_after:
+                return self.gelu(down(up(x)))
+            return down(self.gelu(up(x)))
+
+    return MLP
 
 
-def test_not_attempted_does_not_raise():
-    for fb in [checks.check_ffn_forward(lambda *a: None), checks.check_ffn_params(None),
-               checks.check_retrieval_accuracy(lambda o, v: None)]:
-        assert fb.status == "not attempted" and not fb
-        assert "not attempted yet" in str(fb)
+class Stub(nn.Module):
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+
+    def forward(self, x):
+        raise NotImplementedError
 
 
-def test_ffn_forward_accepts_numpy_and_torch():
-    assert checks.check_ffn_forward(lambda x, W1, b1, W2, b2: gelu(x @ W1 + b1) @ W2 + b2)
-    as_torch = lambda x, W1, b1, W2, b2: torch.nn.functional.gelu(  # noqa: E731
-        torch.from_numpy(x @ W1 + b1)) @ torch.from_numpy(W2) + torch.from_numpy(b2)
-    assert checks.check_ffn_forward(as_torch)
+def test_the_untouched_stub_is_not_attempted():
+    for answer in (None, Stub):
+        fb = checks.check_mlp(answer)
+        assert fb.status == "not attempted" and str(fb).startswith("[not attempted yet] Exercise 2")
+        assert "Hint" not in str(fb)
 
 
-def test_ffn_forward_names_the_mistake():
-    fb = checks.check_ffn_forward(lambda x, W1, b1, W2, b2: gelu(x @ W1 + b1))
-    assert not fb and "(4, 2048); expected (4, 512)" in fb.message
-    assert "forget the down-projection" in fb.message
-    fb = checks.check_ffn_forward(lambda x, W1, b1, W2, b2: (x @ W1 + b1) @ W2 + b2)
-    assert not fb and "forget the GELU" in fb.message
-    fb = checks.check_ffn_forward(lambda x, W1, b1, W2, b2: np.maximum(x @ W1 + b1, 0) @ W2 + b2)
-    assert not fb and "ReLU" in fb.message
-    fb = checks.check_ffn_forward(lambda x, W1, b1, W2, b2: gelu(x @ W1) @ W2 + b2)
-    assert not fb and "b1 is missing" in fb.message
-    fb = checks.check_ffn_forward(lambda x, W1, b1, W2, b2: gelu(x @ W1 + b1) @ W2 + 2 * b2)
-    assert not fb and "differs in" in fb.message
-    fb = checks.check_ffn_forward(lambda x, W1, b1, W2, b2: x @ W1 @ W2.T)
-    assert not fb and "raised ValueError" in fb.message
+def test_a_nanogpt_mlp_is_correct():
+    fb = checks.check_mlp(make_mlp())
+    assert fb and str(fb).startswith("[correct] Exercise 2")
 
 
-def test_ffn_params():
-    solution = lambda d, f, bias=True: 2 * d * f + ((d + f) if bias else 0)  # noqa: E731
-    fb = checks.check_ffn_params(solution)
-    assert fb and "4,722,432" in fb.message
-    fb = checks.check_ffn_params(lambda d, f, bias=True: 2 * d * f)
-    assert not fb and "left out the biases" in fb.message
-    fb = checks.check_ffn_params(lambda d, f, bias=True: d * f + f)
-    assert not fb and "one matrix" in fb.message
-    fb = checks.check_ffn_params(lambda d, f, bias=True: 8 * d * d + (5 * d if bias else 0))
-    assert not fb and "assumed d_ff = 4 * d_model" in fb.message
-    fb = checks.check_ffn_params(lambda d, f, bias=True: 2 * d * f + d + f)
-    assert not fb and "bias=False there are no biases" in fb.message
+def test_mlp_mistakes_are_named():
+    cases = [
+        (make_mlp(act=nn.ReLU()), "that is ReLU"),
+        (make_mlp(act=nn.Identity()), "there is no activation"),
+        (make_mlp(act=nn.GELU(approximate="tanh")), "tanh approximation"),
+        (make_mlp(bias=False), "did you pass bias=False"),
+        (make_mlp(swap=True), "did you swap the two sizes"),
+        (make_mlp(names=("fc1", "fc2")), "name your layers the same"),
+        (make_mlp(skip_down=True), "forget the down-projection"),
+        (make_mlp(act_after=True), "the GELU comes after c_proj"),
+    ]
+    for cls, words in cases:
+        fb = checks.check_mlp(cls)
+        assert not fb and fb.status == "wrong", cls
+        assert words in fb.message, (words, fb.message)
 
 
-def test_retrieval_accuracy():
-    def solution(outputs, values):
-        nearest = torch.cdist(outputs, values).argmin(dim=1)
-        return (nearest == torch.arange(len(values))).double().mean()
+def test_a_module_that_is_not_a_module_or_breaks():
+    class NotAModule:
+        def __init__(self, d_model, d_ff):
+            pass
 
-    fb = checks.check_retrieval_accuracy(solution)
-    assert fb and "accuracy" in fb.message
-    numpy_way = lambda o, v: float(np.mean(  # noqa: E731
-        np.linalg.norm(o.numpy()[:, None] - v.numpy()[None], axis=-1).argmin(1) == np.arange(len(v))))
-    assert checks.check_retrieval_accuracy(numpy_way)
+    assert "not an nn.Module" in checks.check_mlp(NotAModule).message
 
-    def count(outputs, values):
-        return (torch.cdist(outputs, values).argmin(dim=1) == torch.arange(len(values))).sum()
+    class Broken(nn.Module):
+        def __init__(self, d_model, d_ff):
+            raise ValueError("oops")
 
-    fb = checks.check_retrieval_accuracy(count)
-    assert not fb and "number of memorised pairs" in fb.message
+    assert "raised ValueError: oops" in checks.check_mlp(Broken).message
 
-    def wrong_axis(outputs, values):
-        nearest = torch.cdist(outputs, values).argmin(dim=0)
-        return (nearest == torch.arange(len(values))).double().mean()
 
-    fb = checks.check_retrieval_accuracy(wrong_axis)
-    assert not fb and "dim 0" in fb.message
+def test_capacity_prediction():
+    assert checks.check_capacity_guess(None, 512).status == "not attempted"
+    fb = checks.check_capacity_guess(512, 512)
+    assert fb and "512 for d_ff = 512" in fb.message
+    fb = checks.check_capacity_guess(128, 512)
+    assert not fb and "you predicted 128, the run gives 512" in fb.message
+    assert "is not one of" in checks.check_capacity_guess(500, 512).message
 
-    def farthest(outputs, values):
-        nearest = torch.cdist(outputs, values).argmax(dim=1)
-        return (nearest == torch.arange(len(values))).double().mean()
 
-    fb = checks.check_retrieval_accuracy(farthest)
-    assert not fb and "argmin" in fb.message
-    fb = checks.check_retrieval_accuracy(lambda o, v: torch.cdist(o, v).argmin(dim=1))
-    assert not fb and "expected one number" in fb.message
+def train(ffn, keys, values, steps=300, lr=0.05, params=None):
+    opt = torch.optim.Adam(params if params is not None else ffn.c_proj.parameters(), lr=lr)
+    for _ in range(steps):
+        opt.zero_grad()
+        F.mse_loss(ffn(keys), values).backward()
+        opt.step()
+    return ffn
+
+
+def test_learned_memory():
+    assert checks.check_learned_memory(lambda f, k, v: None).status == "not attempted"
+    assert checks.check_learned_memory(train)
+    fb = checks.check_learned_memory(lambda f, k, v: train(f, k, v, params=f.parameters()))
+    assert not fb and "c_fc changed" in fb.message
+    fb = checks.check_learned_memory(lambda f, k, v: train(f, k, v, steps=2, lr=1e-4))
+    assert not fb and "Train for more steps" in fb.message

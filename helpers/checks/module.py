@@ -22,8 +22,9 @@ def _state_problems(got, expected, key_hints):
     missing = [k for k in expected if k not in got]
     extra = [k for k in got if k not in expected]
     for key in missing:
-        if key in key_hints:
-            return [key_hints[key]]
+        layer = key.rsplit(".", 1)[0]
+        if key in key_hints and any(k.startswith(layer + ".") for k in got):
+            return [key_hints[key]]   # the layer is there, this one parameter is not
     if missing or extra:
         said = []
         if missing:

@@ -44,9 +44,12 @@ class Mistake:
     when: Callable | None = None
 
     def matches(self, got, case, compare):
-        if self.when is not None and self.when(got, *case):
-            return True
-        return self.answer is not None and compare(got, self.answer(*case)) is None
+        try:
+            if self.when is not None and self.when(got, *case):
+                return True
+            return self.answer is not None and compare(got, self.answer(*case)) is None
+        except Exception:  # an answer of another kind altogether is not this mistake
+            return False
 
 
 def _say(message, got, call):
