@@ -116,7 +116,7 @@ class Prediction:
     def __call__(self, guess, actual):
         if guess is None or guess is Ellipsis:
             return not_attempted(
-                self.exercise, message=f"write {self.variable} in the cell above, then run both cells again.")
+                self.exercise, message=f"set {self.variable} in the exercise's cell, then run this check again.")
         if self.choices is not None:
             if guess not in self.choices:
                 return wrong(self.exercise, f"{self.variable} = {guess!r} is not one of {list(self.choices)}.")
