@@ -54,9 +54,9 @@ sync: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m helpers.bench
 
-## One reveal.js slide deck per notebook, in slides/
+## One reveal.js deck per notebook in slides/, opening from disk with no network (npm fetches reveal.js and MathJax once)
 slides: $(STAMP)
-	$(BIN)/jupyter nbconvert --to slides --output-dir slides notebooks/[0-9][0-9]_*.ipynb
+	$(BIN)/python tools/build_slides.py
 
 ## Retrain notebook 12's fact model from scratch (a few minutes on CPU) into data/fact_model/
 train-model: $(STAMP)
