@@ -2,8 +2,8 @@
 
 Opens every notebook, runs all cells, and checks that no error or stderr output
 appears in the page; on notebook 01 it moves a slider and checks the figure changes.
-Needs Debian's chromium at /usr/bin/chromium (`.ci/run` installs it). Where it is
-absent the test skips with a message, unless COURSE_REQUIRE_BROWSER=1 (CI) makes it fail.
+Chromium is started by tests/chromium.py (skipped with a message where it is absent,
+required in CI).
 """
 
 import json
@@ -22,31 +22,19 @@ import pytest
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
-except ImportError:  # the tests skip (or fail in CI) in require_browser()
+except ImportError:  # the tests skip (or fail in CI) in chromium.launch()
     PlaywrightTimeout = TimeoutError
 
+import chromium
+
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
-def require_browser():
-    missing = not Path(CHROMIUM).exists()
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing = True
-    if missing:
-        message = f"Chromium ({CHROMIUM}) or playwright is not installed: browser test not run"
-        if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
-            pytest.fail(message)
-        pytest.skip(message + " (install Debian's chromium to run it)")
+@pytest.fixture(scope="module")
+def browser():
+    yield from chromium.launch()
 
 
 def free_port():
@@ -56,8 +44,7 @@ def free_port():
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    require_browser()
+def lab(tmp_path_factory, browser):  # a browser first: the tests skip before a server starts
     root = tmp_path_factory.mktemp("lab")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     for path in (root / "notebooks").glob("*.ipynb"):
@@ -94,16 +81,6 @@ def lab(tmp_path_factory):
     finally:
         server.terminate()
         server.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def browser(lab):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"  # the notebook on screen
