@@ -16,9 +16,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[test,lab]"
 	touch $(STAMP)
 
-## Open the course: JupyterLab on notebooks/
+## Open the course: JupyterLab on notebooks/, with RISE (Alt+R: live slides) in a theme that needs no network
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/ $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+	$(BIN)/jupyter lab notebooks/ --LabApp.app_settings_dir=$(CURDIR)/tools/lab_settings $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 ## Every test: lint, unit tests and nbval (strict) on every notebook
 test: $(STAMP)
