@@ -16,9 +16,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[test,lab]"
 	touch $(STAMP)
 
-## Open the course: JupyterLab on notebooks/
+## Open the course: JupyterLab on notebooks/, with RISE (Alt+R: live slides) in a theme that needs no network
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/ $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+	$(BIN)/jupyter lab notebooks/ --LabApp.app_settings_dir=$(CURDIR)/tools/lab_settings $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 ## Every test: lint, unit tests and nbval (strict) on every notebook
 test: $(STAMP)
@@ -54,9 +54,9 @@ sync: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m helpers.bench
 
-## One reveal.js slide deck per notebook, in slides/
+## One reveal.js deck per notebook in slides/, opening from disk with no network (npm fetches reveal.js and MathJax once)
 slides: $(STAMP)
-	$(BIN)/jupyter nbconvert --to slides --output-dir slides notebooks/[0-9][0-9]_*.ipynb
+	$(BIN)/python tools/build_slides.py
 
 ## Retrain notebook 12's fact model from scratch (a few minutes on CPU) into data/fact_model/
 train-model: $(STAMP)

@@ -1,9 +1,9 @@
 """A real browser: JupyterLab on loopback, driven by headless Chromium (Playwright).
 
 Opens every notebook, runs all cells, and checks that no error or stderr output
-appears in the page; on notebook 01 it moves a slider and checks the figure changes.
-Needs Debian's chromium at /usr/bin/chromium (`.ci/run` installs it). Where it is
-absent the test skips with a message, unless COURSE_REQUIRE_BROWSER=1 (CI) makes it fail.
+appears in the page; on notebook 01 it moves a slider and checks the figure changes, and
+opens it as live slides (RISE) with the network blocked. Chromium is started by
+tests/chromium.py (skipped with a message where it is absent, required in CI).
 """
 
 import json
@@ -22,31 +22,23 @@ import pytest
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
-except ImportError:  # the tests skip (or fail in CI) in require_browser()
+except ImportError:  # the tests skip (or fail in CI) in chromium.launch()
     PlaywrightTimeout = TimeoutError
 
+import chromium
+
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
+sys.path.insert(0, str(ROOT / "tools"))
+from sync_notebooks import BADGE_IMAGE  # noqa: E402  (the Colab badge: the one remote image)
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage",
-]
+LAB_SETTINGS = ROOT / "tools" / "lab_settings"  # what `make lab` gives JupyterLab (RISE's theme)
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
-def require_browser():
-    missing = not Path(CHROMIUM).exists()
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing = True
-    if missing:
-        message = f"Chromium ({CHROMIUM}) or playwright is not installed: browser test not run"
-        if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
-            pytest.fail(message)
-        pytest.skip(message + " (install Debian's chromium to run it)")
+@pytest.fixture(scope="module")
+def browser():
+    yield from chromium.launch()
 
 
 def free_port():
@@ -56,8 +48,7 @@ def free_port():
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    require_browser()
+def lab(tmp_path_factory, browser):  # a browser first: the tests skip before a server starts
     root = tmp_path_factory.mktemp("lab")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     for path in (root / "notebooks").glob("*.ipynb"):
@@ -76,6 +67,7 @@ def lab(tmp_path_factory):
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
          f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--allow-root",
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root / 'notebooks'}",
+         f"--LabApp.app_settings_dir={LAB_SETTINGS}",
          "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
@@ -94,16 +86,6 @@ def lab(tmp_path_factory):
     finally:
         server.terminate()
         server.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def browser(lab):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"  # the notebook on screen
@@ -199,5 +181,24 @@ def test_moving_a_slider_redraws_the_figure(browser, lab):
         while image.get_attribute("src") == before and time.time() < deadline:
             time.sleep(0.5)  # the output is re-rendered: query the image again each time
         assert image.get_attribute("src") != before, "the figure did not redraw"
+    finally:
+        page.close()
+
+
+def test_rise_shows_the_first_slide_offline(browser, lab):
+    """RISE (jupyterlab-rise, from `make lab`) shows notebook 01 as live slides with no network."""
+    base, token = lab
+    shut_down_kernels(lab)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    attempted = chromium.block_network(page)
+    try:
+        page.goto(f"{base}/rise/01_matrix_multiply.ipynb?token={token}")
+        slide = page.locator(".reveal.ready .slides > section.present")
+        slide.wait_for(timeout=90_000)
+        title = slide.locator("h1").first.text_content()
+        assert title.startswith("01 · Matrix multiply"), f"the first slide shows {title!r}, not the title"
+        assert page.locator(".reveal .slides > section").count() >= 5
+        remote = [r for r in attempted if r != ("image", BADGE_IMAGE)]
+        assert not remote, f"RISE asked the network for {remote}"
     finally:
         page.close()

@@ -1,5 +1,7 @@
-"""Every notebook builds into a reveal.js deck with one slide per slide-marked cell."""
+"""Every notebook builds into a reveal.js deck with one slide per slide-marked cell, loading
+no script, style sheet or font from the network (tools/build_slides.py, what `make slides` runs)."""
 
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -7,7 +9,11 @@ import nbformat
 import pytest
 from nbconvert import SlidesExporter
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import build_slides  # noqa: E402
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 class SlideCounter(HTMLParser):
@@ -28,18 +34,33 @@ class SlideCounter(HTMLParser):
             self.depth -= 1
 
 
-def expected_slides(nb):
-    marked = [c for c in nb.cells if c.metadata.get("slideshow", {}).get("slide_type") == "slide"]
-    first_marked = bool(marked) and marked[0] is nb.cells[0]
-    return len(marked) + (0 if first_marked else 1)  # the title cell opens the first slide
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_deck_has_the_expected_slides(path):
     nb = nbformat.read(path, as_version=4)
-    assert expected_slides(nb) >= 5, "mark each section's heading cell as a slide"
-    html, _ = SlidesExporter().from_notebook_node(nb)
+    assert build_slides.slide_count(nb) >= 5, "mark each section's heading cell as a slide"
+    html, _ = build_slides.exporter().from_notebook_node(nb)
     counter = SlideCounter()
     counter.feed(html)
-    assert counter.slides == expected_slides(nb)
-    assert "reveal" in html.lower()
+    assert counter.slides == build_slides.slide_count(nb)
+    assert not build_slides.REMOTE.findall(html), "the deck loads something from the network"
+    assert f'"{build_slides.URLS["reveal_url_prefix"]}/dist/reveal.js"' in html  # from the assets folder
+
+
+def test_slide_count_reads_the_slide_metadata():
+    cells = [nbformat.v4.new_markdown_cell("# title")] + [
+        nbformat.v4.new_markdown_cell(f"## {i}", metadata={"slideshow": {"slide_type": kind}})
+        for i, kind in enumerate(["slide", "subslide", "fragment", "slide", "skip", "notes"])]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    assert build_slides.slide_count(nb) == 3  # the title's slide and two marked ones
+    nb.cells[0].metadata["slideshow"] = {"slide_type": "slide"}
+    assert build_slides.slide_count(nb) == 3  # the title cell is marked itself: no extra slide
+
+
+def test_the_remote_check_catches_nbconverts_cdn_urls():
+    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    html, _ = SlidesExporter().from_notebook_node(nb)  # nbconvert's defaults: unpkg and cdnjs
+    found = " ".join(build_slides.REMOTE.findall(html))
+    for cdn in ["unpkg.com/reveal.js", "cdnjs.cloudflare.com/ajax/libs/mathjax",
+                "cdnjs.cloudflare.com/ajax/libs/require.js", "cdnjs.cloudflare.com/ajax/libs/mermaid"]:
+        assert cdn in found
+    assert "colab-badge.svg" not in found  # an image in the notebook, not something the deck runs on

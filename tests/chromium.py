@@ -1,0 +1,55 @@
+"""Debian's headless Chromium for the browser tests, and pages that cannot reach the network.
+
+The tests need /usr/bin/chromium (`.ci/run` installs it) and playwright. Where one is missing they
+skip with a message, unless COURSE_REQUIRE_BROWSER=1 (CI) makes them fail.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+# Requests that stay on this machine: files, inline data, and the loopback server of a test.
+LOCAL = ("file:", "data:", "blob:", "about:", "http://127.0.0.1:", "ws://127.0.0.1:")
+
+
+def require(present, message):
+    """Skip the test where `present` is false, or fail it in CI (COURSE_REQUIRE_BROWSER=1)."""
+    if present:
+        return
+    if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def launch():
+    """Yield a started headless Chromium (the body of a module-scoped fixture)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    require(sync_playwright is not None and Path(CHROMIUM).exists(),
+            f"Chromium ({CHROMIUM}) or playwright is not installed: browser test not run "
+            "(install Debian's chromium to run it)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def block_network(page):
+    """Abort every request of `page` that would leave this machine; return the list recording them.
+
+    Each attempted request is recorded as (resource type, URL), whether or not the route saw it.
+    """
+    attempted = []
+    page.on("request", lambda r: r.url.startswith(LOCAL) or attempted.append((r.resource_type, r.url)))
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(LOCAL)
+               else route.abort("internetdisconnected"))
+    return attempted

@@ -1,0 +1,145 @@
+"""Build one reveal.js deck per notebook into slides/, loading nothing from the network.
+
+    python tools/build_slides.py                  # every notebook (what `make slides` runs)
+    python tools/build_slides.py 12               # notebooks whose name starts with 12
+
+reveal.js, MathJax and require.js come from their npm packages: `npm pack` fetches each once
+into build/npm/, and the files a deck uses are copied into slides/assets/. The decks refer to
+them by relative paths, so slides/ opened from disk (or copied to a USB stick) needs no network.
+"""
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbconvert import SlidesExporter
+from traitlets.config import Config
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+NPM_CACHE = ROOT / "build" / "npm"
+TEMPLATE = Path(__file__).resolve().parent / "offline_slides.html.j2"
+ASSETS = "assets"  # the folder next to the decks
+
+# npm package -> the files the decks use (`*` stays within a folder, `**` crosses folders).
+PACKAGES = {
+    "reveal.js@4.6.1": ["LICENSE", "dist/reveal.js", "dist/reveal.css", "dist/theme/white.css",
+                        "dist/theme/fonts/source-sans-pro/*", "plugin/notes/notes.js"],
+    # MathJax 2, as nbconvert's template expects; the TeX input and CommonHTML output only.
+    "mathjax@2.7.9": ["LICENSE", "MathJax.js", "config/TeX-AMS_CHTML-full.js", "config/Safe.js",
+                      "extensions/*.js", "extensions/TeX/*", "extensions/a11y/accessibility-menu.js",
+                      "jax/input/TeX/*", "jax/element/**", "jax/output/CommonHTML/**",
+                      "jax/output/PreviewHTML/*", "fonts/HTML-CSS/TeX/woff/*", "localization/en/*"],
+    "requirejs@2.3.8": ["require.js"],
+}
+# The exporter's URLs, relative to a deck.
+URLS = {
+    "reveal_url_prefix": f"{ASSETS}/reveal.js",
+    "reveal_theme": "white",
+    "mathjax_url": f"{ASSETS}/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe",
+    "require_js_url": f"{ASSETS}/requirejs/require.js",
+}
+# A script, style sheet, module or font fetched from another machine.
+REMOTE = re.compile(r"""(?:<(?:script|link)\b[^>]*\b(?:src|href)=["']?|\bfrom\s*["']|\bimport\s*\(\s*["']"""
+                    r"""|url\(\s*["']?)(?:https?:)?//[^"')\s]*""")
+
+
+class NpmMissing(SystemExit):
+    """npm is needed once, to fetch the packages the decks use."""
+
+
+def slide_count(nb):
+    """The number of top-level slides a notebook's slide metadata gives (the title cell opens the first)."""
+    marked = [c for c in nb.cells if c.metadata.get("slideshow", {}).get("slide_type") == "slide"]
+    return len(marked) + (0 if marked and marked[0] is nb.cells[0] else 1)
+
+
+def matches(path, pattern):
+    regex = re.escape(pattern).replace(r"\*\*", ".*").replace(r"\*", "[^/]*")
+    return re.fullmatch(regex, path) is not None
+
+
+def fetch(spec):
+    """The npm tarball of `spec` (name@version), downloaded with `npm pack` on first use."""
+    name, version = spec.rsplit("@", 1)
+    tarball = NPM_CACHE / f"{name}-{version}.tgz"
+    if not tarball.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise NpmMissing(f"the slides need {spec} from npm, but npm is not installed: install "
+                             "Node.js (npm) once, or copy build/npm/ from a machine that has it")
+        NPM_CACHE.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=NPM_CACHE) as tmp:  # no half-written tarball is kept
+            subprocess.run([npm, "pack", "--silent", spec], cwd=tmp, check=True, stdout=subprocess.DEVNULL)
+            (Path(tmp) / tarball.name).replace(tarball)
+    return tarball
+
+
+def copy_assets(out_dir):
+    """Copy the files the decks use from each npm package into out_dir/assets/<package>/."""
+    assets = out_dir / ASSETS
+    shutil.rmtree(assets, ignore_errors=True)
+    for spec, patterns in PACKAGES.items():
+        name = spec.rsplit("@", 1)[0]
+        used = set()
+        with tarfile.open(fetch(spec)) as tar:
+            for member in tar.getmembers():
+                path = member.name.removeprefix("package/")
+                hits = [p for p in patterns if matches(path, p)]
+                if member.isfile() and hits:
+                    used.update(hits)
+                    dest = assets / name / path
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    dest.write_bytes(tar.extractfile(member).read())
+        if unused := [p for p in patterns if p not in used]:
+            raise SystemExit(f"{spec} has no file matching {unused}")
+
+
+def exporter():
+    """nbconvert's SlidesExporter with every URL pointing into the assets folder."""
+    config = Config()
+    config.SlidesExporter.update(URLS, template_file=str(TEMPLATE))
+    return SlidesExporter(config=config)
+
+
+def build(paths, out_dir):
+    """Write one deck per notebook in `paths` into out_dir, with the shared assets; return the decks."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    copy_assets(out_dir)
+    slides = exporter()
+    decks = []
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        if any("text/vnd.mermaid" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
+            raise SystemExit(f"{path.name}: a mermaid diagram needs mermaid.js, which the decks do not carry")
+        html, _ = slides.from_filename(str(path))
+        if remote := REMOTE.findall(html):
+            raise SystemExit(f"{path.name}: the deck still loads {remote[0]!r} from the network")
+        deck = out_dir / f"{path.stem}.slides.html"
+        deck.write_text(html, encoding="utf-8")
+        decks.append(deck)
+        print(f"{deck.name}: {slide_count(nb)} slides")
+    return decks
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("prefixes", nargs="*", help="build only notebooks whose name starts with these")
+    parser.add_argument("--output-dir", type=Path, default=ROOT / "slides")
+    args = parser.parse_args(argv)
+    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    if args.prefixes:
+        paths = [p for p in paths if any(p.name.startswith(x) for x in args.prefixes)]
+    if not paths:
+        raise SystemExit(f"no notebook matches {args.prefixes}")
+    build(paths, args.output_dir)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
