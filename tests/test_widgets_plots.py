@@ -52,3 +52,44 @@ def test_every_demo_draws_its_sample_labelled(notebook):
     fig = live.render(**module.SAMPLE)
     assert plots.unlabelled(fig) == []
     assert live.redraw_seconds() > 0
+
+
+def test_projector_mode_draws_figures_and_demos_larger():
+    plots.use_course_style()
+    live = LiveFigure(draw_line, {"n": IntSlider(value=3, min=1, max=10)})
+    try:
+        _, normal = plots.png_output(live.render())
+        assert "on" in plots.presentation()
+        _, large = plots.png_output(live.render())
+    finally:
+        plots.presentation(False)
+    assert large["image/png"]["width"] == round(1.5 * normal["image/png"]["width"])
+
+
+def test_figures_are_sent_at_twice_their_size_with_alt_text():
+    fig, ax = plt.subplots(figsize=(4, 2), dpi=90)
+    ax.plot([1, 2])
+    ax.set(title="A rising line", xlabel="x", ylabel="y")
+    data, meta = plots.png_output(fig)
+    png = data["image/png"]
+    width = int.from_bytes(png[16:20], "big")        # the PNG header's width field
+    assert meta["image/png"]["width"] == 360 and width == 720
+    assert meta["image/png"]["alt"] == "Figure: A rising line"
+    plt.close(fig)
+
+
+def test_show_refuses_text_too_small_for_a_projector():
+    fig, ax = plt.subplots()
+    ax.plot([1, 2])
+    ax.set(title="t", xlabel="x", ylabel="y")
+    ax.text(1, 1, "tiny", fontsize=7)
+    with pytest.raises(ValueError, match="'tiny' is 7 pt"):
+        plots.show(fig)
+    plt.close(fig)
+
+
+def test_sliders_redraw_on_release_and_labels_are_not_clipped():
+    slider = IntSlider(value=3, min=1, max=10, description="a long description")
+    LiveFigure(draw_line, {"n": slider})
+    assert slider.continuous_update is False
+    assert slider.style.description_width == "initial"
