@@ -32,6 +32,8 @@ BAD_FIELDS = {
     "width as null": (LLAMA, {"hidden_size": None}, r"'hidden_size' .* got null"),
     "width as a bool": (LLAMA, {"hidden_size": True}, r"'hidden_size' .* got true"),
     "width 0": (LLAMA, {"hidden_size": 0}, r"'hidden_size' .* got 0"),
+    "width a nested list": (LLAMA, {"hidden_size": json.loads("[" * 900 + "]" * 900)},
+                            r"'hidden_size' .* got \[\[\["),
     "negative depth": (GPT2, {"n_layer": -2}, r"'n_layer' .* got -2"),
     "width over the limit": (LLAMA, {"hidden_size": 2**24 + 4}, r"'hidden_size' .* got 16777220"),
     "huge vocabulary": (LLAMA, {"vocab_size": 10**30}, r"'vocab_size' .* got 1000000000000000000000000000000"),

@@ -89,8 +89,8 @@ def shown(value):
     """A field's value as it reads in JSON: null, true, "64", 1e+30 (long values shortened)."""
     try:
         text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value) if not isinstance(value, (list, dict)) else type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
 
 
