@@ -76,7 +76,7 @@ def _sparse_layers(f, n_layers):
     """How many blocks are MoE blocks: every decoder_sparse_step-th, except mlp_only_layers."""
     step = f.count("decoder_sparse_step", "an MoE block every this many blocks", default=1)
     dense_only = f.layer_list("mlp_only_layers", "blocks with a dense MLP", n_layers)
-    return sum(1 for i in range(step - 1, n_layers, step) if i not in dense_only)
+    return n_layers // step - sum(1 for i in dense_only if (i + 1) % step == 0)
 
 
 def qwen2_moe(f, p):
