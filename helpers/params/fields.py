@@ -104,7 +104,7 @@ class Fields:
     def _lookup(self, name, aliases):
         """(key, value) of the first of name, *aliases present; (None, None) if none is."""
         present = [(key, self.config[key]) for key in (name, *aliases) if key in self.config]
-        if len({shown(v) for _, v in present}) > 1:
+        if any(v != present[0][1] or type(v) is not type(present[0][1]) for _, v in present):
             listed = " and ".join(f"{k}={shown(v)}" for k, v in present)
             raise ConfigError(f"config gives {listed}: the same setting twice, with different values")
         return present[0] if present else (None, None)
