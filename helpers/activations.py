@@ -21,6 +21,7 @@ def _prepare(x):
     """Lists and numbers become numpy arrays; return (x, ops) for its kind."""
     if not isinstance(x, (np.ndarray, torch.Tensor)):
         x = validate.as_array(x, "x")
+    validate.real(x, "x")
     if validate.kind_of(x) == "torch":
         return x, torch.erf, torch.exp, torch.tanh, torch.sigmoid, torch.where
     sigmoid = scipy.special.expit

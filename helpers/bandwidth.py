@@ -101,7 +101,7 @@ def decode_weight_bytes(breakdown, bytes_per_param=2):
         "embedding": b.d_model,  # one row: the new token's vector
         "position_embedding": b.d_model if c["position_embedding"] else 0,
         "attention": c["attention"],
-        "mlp": c["mlp"] // b.n_experts * b.experts_per_token,
+        "mlp": b.mlp_active,  # an MoE reads the experts its token picked (and shared ones)
         "router": c["router"],
         "norms": c["norms"],
         "unembedding": b.vocab_size * b.d_model,  # logits for every word of the vocabulary

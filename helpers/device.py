@@ -20,17 +20,33 @@ def _available(name):
     return name == "cpu"
 
 
+def _n_devices(name):
+    """How many devices of a kind there are: cuda counts its GPUs; mps and cpu are one."""
+    return torch.cuda.device_count() if name == "cuda" else 1
+
+
+def _checked(wanted, source):
+    """torch.device(wanted) if that device exists here; else an error naming who asked for it."""
+    text = str(wanted)
+    name, _, index = text.partition(":")
+    if name not in KNOWN or (index and not index.isdigit()):
+        raise ValueError(f"unknown {source} {wanted!r}; choose one of {list(KNOWN)}")
+    asked = "was asked for" if source == "device" else f"was asked for by {ENV_VAR}"
+    if not _available(name):
+        fix = "" if source == "device" else f"; unset {ENV_VAR} or set it to one of {list(KNOWN)}"
+        raise RuntimeError(f"device {text!r} {asked} but is not available here{fix}")
+    if index and int(index) >= _n_devices(name):
+        raise ValueError(f"device {text!r} {asked} but there is no {name} device {index} "
+                         f"({name} has {_n_devices(name)} here, numbered from 0)")
+    return torch.device(text)
+
+
 def pick_device(preferred=None):
     """torch.device to use: `preferred`, else $COURSE_DEVICE, else the best available."""
-    wanted = preferred if preferred is not None else os.environ.get(ENV_VAR)
-    if wanted is not None:
-        name = str(wanted).split(":")[0]
-        if name not in KNOWN:
-            source = "device" if preferred is not None else ENV_VAR
-            raise ValueError(f"unknown {source} {wanted!r}; choose one of {list(KNOWN)}")
-        if not _available(name):
-            raise RuntimeError(f"device {wanted!r} was asked for but is not available here")
-        return torch.device(wanted)
+    if preferred is not None:
+        return _checked(preferred, "device")
+    if os.environ.get(ENV_VAR) is not None:
+        return _checked(os.environ[ENV_VAR], ENV_VAR)
     for name in KNOWN:
         if _available(name):
             return torch.device(name)
@@ -51,6 +67,8 @@ def describe_device(device=None):
 def synchronize(device):
     """Wait for queued GPU work, so that a timer measures the work, not its launch."""
     device = torch.device(device)
+    if device.type in ("cuda", "mps") and not _available(device.type):
+        _checked(str(device), "device")  # the course's message, not torch's AssertionError
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     elif device.type == "mps":
@@ -73,19 +91,6 @@ def half_dtype(device):
     return torch.bfloat16
 
 
-def check_available(device, name="device"):
+def check_available(device):
     """torch.device(device) when this machine has it; otherwise an error in the course's words."""
-    try:
-        device = torch.device(device)
-    except (RuntimeError, TypeError) as err:
-        raise ValueError(f"{name} must be one of {list(KNOWN)}, got {device!r}") from err
-    if device.type not in KNOWN:
-        raise ValueError(f"{name} must be one of {list(KNOWN)}, got {str(device)!r}")
-    if not _available(device.type):
-        raise RuntimeError(f"{name} {str(device)!r} was asked for but this machine has no "
-                           f"{device.type.upper()}; use 'cpu', or pick_device() for the best available")
-    count = torch.cuda.device_count() if device.type == "cuda" else 1
-    if device.index is not None and device.index >= count:
-        raise ValueError(f"{name} {str(device)!r} does not exist: this machine has {count} "
-                         f"{device.type} device(s), numbered from 0")
-    return device
+    return _checked(device, "device")

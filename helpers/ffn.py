@@ -48,6 +48,7 @@ def ffn_forward(x, W1, b1, W2, b2, activation="gelu"):
     check_ffn_shapes(x, W1, b1, W2, b2)
     for name, a in (("x", x), ("W1", W1), ("b1", b1), ("W2", W2), ("b2", b2)):
         if a is not None:
+            validate.real(a, name)
             validate.finite(a, name)
     h = x @ W1                      # up-projection: (..., d_ff)
     if b1 is not None:
@@ -130,4 +131,5 @@ def param_count(d_model, d_ff, bias=True):
 
 def flops(n_tokens, d_model, d_ff):
     """Multiply-add FLOPs of the two projections for n_tokens: 2 * 2 * T * d_model * d_ff."""
-    return 4 * validate.positive_int(n_tokens, "n_tokens") * d_model * d_ff
+    n_tokens = validate.positive_int(n_tokens, "n_tokens")
+    return 4 * n_tokens * validate.positive_int(d_model, "d_model") * validate.positive_int(d_ff, "d_ff")

@@ -57,7 +57,7 @@ def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=Non
     a millisecond), each synchronised once. threads: torch's CPU threads while timing
     (default: the current number).
     """
-    device = check_available(device, "device")
+    device = check_available(device)
     warmup = validate.non_negative_int(warmup, "warmup")
     repeat = validate.positive_int(repeat, "repeat")
     min_time = validate.non_negative_number(min_time, "min_time")

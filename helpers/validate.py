@@ -51,6 +51,12 @@ def finite(x, name):
         raise ValueError(f"{name} holds {count} non-finite value(s) (NaN or inf)")
 
 
+def real(x, name):
+    """Refuse complex numbers, which a real-valued formula would silently mangle."""
+    if np.iscomplexobj(x) if isinstance(x, np.ndarray) else x.is_complex():
+        raise TypeError(f"{name} holds complex numbers (dtype {x.dtype}); expected real numbers")
+
+
 def positive_int(value, name):
     """Require a whole number >= 1."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -84,5 +90,9 @@ def model_input(x, d_model, module):
     """Require a torch tensor whose last dimension is d_model (the input of an MLP module)."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
+    if x.ndim == 0:
+        raise ValueError(f"x must have shape (..., d_model={d_model}), got a 0-d tensor (a single number)")
+    if not x.is_floating_point():
+        raise TypeError(f"x must hold floating-point numbers for this {module}, got dtype {x.dtype}")
     if x.shape[-1] != d_model:
         raise ValueError(f"x has last dimension {x.shape[-1]} but this {module} expects d_model={d_model}")

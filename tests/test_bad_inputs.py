@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import activations, data, device, ffn, timing, validate
+from helpers import activations, data, device, ffn, gated, moe, timing, validate
 from helpers.widgets import LiveFigure
 
 rng = np.random.default_rng(0)
@@ -68,3 +68,60 @@ def test_environment_variable_choice_is_checked(monkeypatch):
 
 def test_at_least_fifteen_bad_inputs():
     assert len(BAD) >= 15
+
+
+# Found by probing the public API: each once gave a wrong number or a foreign traceback.
+PROBED = [
+    (lambda: ffn.flops(1, -5, 3), ValueError, ["d_model must be a positive integer, got -5"]),
+    (lambda: ffn.flops(1, 8, 2.5), ValueError, ["d_ff must be a positive integer, got 2.5"]),
+    (lambda: ffn.flops(0, 8, 3), ValueError, ["n_tokens must be a positive integer, got 0"]),
+    (lambda: ffn.ffn_forward(x.astype(complex), W1, b1, W2, b2), TypeError,
+     ["x holds complex numbers (dtype complex128)", "real numbers"]),
+    (lambda: ffn.ffn_forward(x, W1, b1.astype(complex), W2, b2), TypeError, ["b1 holds complex numbers"]),
+    (lambda: activations.gelu(np.array([1 + 2j])), TypeError, ["x holds complex numbers"]),
+    (lambda: activations.gelu(torch.tensor([1 + 2j])), TypeError, ["x holds complex numbers (dtype torch.complex64)"]),
+    (lambda: moe.route(torch.tensor([[0.1, float("nan"), 0.3]]), 2), ValueError, ["logits holds 1 non-finite"]),
+    (lambda: moe.route(np.zeros((2, 4)), 1), TypeError,
+     ["logits must be a torch tensor (T, n_experts), got ndarray", "torch.from_numpy"]),
+    (lambda: moe.route(torch.zeros(2, 4, dtype=torch.int64), 1), TypeError,
+     ["logits must be floating point", "torch.int64"]),
+    (lambda: ffn.FFN(8)(torch.tensor(1.0)), ValueError, ["shape (..., d_model=8)", "0-d tensor"]),
+    (lambda: gated.GatedMLP(8, 16)(torch.tensor(1.0)), ValueError, ["0-d tensor"]),
+    (lambda: ffn.FFN(8)(torch.zeros(2, 8, dtype=torch.int64)), TypeError, ["floating-point", "torch.int64"]),
+    (lambda: device.pick_device("cpu:7"), ValueError, ["device 'cpu:7'", "no cpu device 7"]),
+    (lambda: device.pick_device("cuda:x"), ValueError, ["unknown device 'cuda:x'"]),
+]
+
+
+@pytest.mark.parametrize("call, kind, words", PROBED, ids=[f"probed{i:02d}" for i in range(len(PROBED))])
+def test_probed_bad_input_is_refused(call, kind, words):
+    test_bad_input_is_refused_with_a_clear_message(call, kind, words)
+
+
+def test_good_input_still_works():
+    assert ffn.flops(2, 8, 32) == 4 * 2 * 8 * 32
+    routing = moe.route(torch.tensor([[0.1, 2.0, 0.3]], dtype=torch.float64), 2)
+    assert routing.experts.tolist() == [[1, 2]]
+    assert ffn.FFN(8)(torch.zeros(1, 8)).shape == (1, 8)
+    assert device.pick_device("cpu:0") == torch.device("cpu:0") and device.pick_device("cpu").type == "cpu"
+
+
+def test_cuda_asked_for_where_there_is_none(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="device 'cuda' was asked for but is not available here"):
+        device.synchronize("cuda")
+    with pytest.raises(RuntimeError, match="device 'cuda:0' was asked for but is not available here"):
+        timing.benchmark(lambda: None, device="cuda:0")
+    monkeypatch.setenv(device.ENV_VAR, "cuda")
+    with pytest.raises(RuntimeError, match="device 'cuda' was asked for by COURSE_DEVICE but is not "
+                                           "available here; unset COURSE_DEVICE or set it to one of"):
+        device.pick_device()
+
+
+def test_a_gpu_index_that_does_not_exist(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    with pytest.raises(ValueError, match=r"device 'cuda:3' was asked for but there is no cuda device 3 "
+                                         r"\(cuda has 1 here, numbered from 0\)"):
+        device.pick_device("cuda:3")
+    assert device.pick_device("cuda:0") == torch.device("cuda:0")

@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from helpers import __main__ as cli
 from helpers import config_params as cp
 
@@ -60,3 +62,26 @@ def test_errors_are_clear(tmp_path, capsys):
     assert cli.main(["nope"]) == 2 and "unknown command 'nope'" in capsys.readouterr().err
     assert cli.main([]) == 0 and "params" in capsys.readouterr().out
     assert cp.main(["gpt2"]) == 0 and "124,439,808" in capsys.readouterr().out
+
+
+def test_a_model_folder_and_the_help(tmp_path, capsys):
+    path = config_file(tmp_path)
+    assert cli.main(["params", str(path.parent)]) == 0  # the folder a checkpoint was saved to
+    assert f"{EXPECTED:,}" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        cp.main(["--help"])
+    out = capsys.readouterr().out
+    assert stop.value.code == 0
+    for words in ["deepseek_v3", "qwen3_moe", "gpt_neox", "model folder", "exit status 2"]:
+        assert words in " ".join(out.split()), words
+
+
+def test_moe_table_and_json_show_the_active_mlp(capsys):
+    assert cli.main(["params", "qwen3-30b-a3b"]) == 0
+    out = capsys.readouterr().out
+    assert "active per token" in out and "(8 of 128 experts, 3.4B)" in out
+    assert "MLP share: 95.0% of all parameters, 54.0% of those one token uses" in out
+    assert cli.main(["params", "qwen3-30b-a3b", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["mlp_active_share"] == got["mlp_active"] / got["active"]
+    assert got["non_embedding"] == got["total"] - 2 * 151936 * 2048

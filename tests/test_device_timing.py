@@ -69,8 +69,8 @@ def test_fastest_interleaves_and_keeps_the_best():
     ({"repeat": 0}, "repeat must be a positive integer, got 0"),
     ({"min_time": -0.5}, "min_time must be a finite number >= 0, got -0.5"),
     ({"threads": 0}, "threads must be a positive integer, got 0"),
-    ({"device": "cpu:7"}, "device 'cpu:7' does not exist"),
-    ({"device": "tpu"}, "device must be one of"),
+    ({"device": "cpu:7"}, "there is no cpu device 7"),
+    ({"device": "tpu"}, "unknown device 'tpu'"),
 ])
 def test_benchmark_refuses_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -79,7 +79,7 @@ def test_benchmark_refuses_bad_arguments(kwargs, message):
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
 def test_benchmark_on_a_missing_gpu_says_so():
-    with pytest.raises(RuntimeError, match="'cuda' was asked for but this machine has no CUDA"):
+    with pytest.raises(RuntimeError, match="'cuda' was asked for but is not available here"):
         timing.benchmark(lambda: None, device="cuda")
     with pytest.raises(ValueError, match="at least one function"):
         timing.fastest({})

@@ -14,23 +14,28 @@ _FIELDS = {
     "gpt3": ("n_embd", "n_layer", "n_inner", "n_head"),
 }
 _LLAMA_FIELDS = ("hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads")
+_EXPERT_FIELDS = ("moe_intermediate_size", "shared_expert_intermediate_size")
 _COMPONENT_COLORS = {"attention": COLORS["attention"], "mlp": COLORS["mlp"], "router": "#8c564b"}
 
 
 def scaled_config(model, d_scale=1.0, layer_scale=1.0, ff_scale=1.0):
     """A shipped config with d_model, n_layers and d_ff / d_model multiplied by the given factors.
 
-    d_model stays a multiple of the number of heads; d_ff keeps its ratio to d_model times ff_scale.
+    d_model stays a multiple of the number of heads; a head_dim given in the config and every
+    MLP width (dense, expert, shared expert) keep their ratio to d_model (times ff_scale).
     """
     config = load_config(model)
     d_key, layer_key, ff_key, head_key = _FIELDS.get(config["model_type"], _LLAMA_FIELDS)
     d, heads = config[d_key], config[head_key]
-    d_ff = config.get(ff_key) or 4 * d
     new_d = max(heads, round(d * d_scale / heads) * heads)
-    config.pop("head_dim", None)  # follows d_model // n_heads
+    if config.get("head_dim") is not None:
+        config["head_dim"] = max(1, round(config["head_dim"] * new_d / d))
+    for key in (ff_key, *_EXPERT_FIELDS):
+        if key == ff_key or config.get(key):
+            d_ff = config.get(key) or 4 * d
+            config[key] = max(1, round(d_ff * new_d / d * ff_scale))
     config[d_key] = new_d
     config[layer_key] = max(1, round(config[layer_key] * layer_scale))
-    config[ff_key] = max(1, round(d_ff * new_d / d * ff_scale))
     return config
 
 

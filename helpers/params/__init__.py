@@ -1,0 +1,8 @@
+"""The parameter calculator, one module per idea; `helpers.config_params` is its entry point.
+
+- fields: reading a config.json safely and type-checking each field;
+- parts: linear layers, norms and blocks, counted in full or weights-only mode;
+- classic, llama_like, experts: the model families, read as transformers builds them;
+- breakdown: the Breakdown by component, FLOPs per token, tables;
+- published: the totals published for the shipped configs.
+"""
