@@ -42,7 +42,7 @@ notebooks: $(STAMP)
 	$(BIN)/python tools/run_notebooks.py $(NB)
 	$(BIN)/python tools/claims.py
 
-## Rewrite docs/CLAIMS.md, the ledger of seed claims and the cells that check them
+## Rewrite docs/CLAIMS.md, the ledger of the source posts' claims and the cells that check them
 claims: $(STAMP)
 	$(BIN)/python tools/claims.py
 

@@ -1,4 +1,4 @@
-"""The claims ledger is current and every seed claim still has a checking cell."""
+"""The claims ledger is current and every claim of the source posts still has a checking cell."""
 
 import sys
 from pathlib import Path

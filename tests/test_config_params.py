@@ -1,4 +1,4 @@
-"""The parameter calculator: published totals, the seed's GPT-3 table, torch modules, bad configs."""
+"""The parameter calculator: published totals, source post 1's GPT-3 table, torch modules, bad configs."""
 
 import csv
 import json
@@ -76,7 +76,7 @@ def test_gqa_shrinks_k_and_v_only():
     assert cp.count_params(mha).per_layer["attention"] == 4 * 4096 * 4096
 
 
-def test_seed_gpt3_table_weights_only():
+def test_source_post_gpt3_table_weights_only():
     b = cp.count_params("gpt3-175b", weights_only=True)
     rows = {r["layer"]: int(r["parameters"]) for r in csv.DictReader(open(data_path("gpt3_parameter_table.csv")))}
     assert b.total == rows["Total"] == 175_181_291_520
