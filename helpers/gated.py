@@ -87,11 +87,18 @@ def fuse_gate_up(mlp):
     return fused
 
 
+def llama_d_ff(d_model, multiple_of=256, ffn_dim_multiplier=None):
+    """Llama's intermediate_size for d_model, the rule of Meta's reference code (model.py).
 
-
-def llama_d_ff(d_model, multiple_of=256):
-    """Llama's hidden width: 2/3 of 4*d_model, rounded up to a multiple of `multiple_of`."""
+    2/3 of 4*d_model (rounded down), times ffn_dim_multiplier when the model has one (rounded
+    down), then rounded up to a multiple of `multiple_of`: 4096 -> 11008 (Llama-2-7B, 256);
+    4096, 1.3, 1024 -> 14336 (Llama-3-8B); 8192, 1.3, 4096 -> 28672 (Llama-2-70B).
+    """
     d_model = validate.positive_int(d_model, "d_model")
     multiple_of = validate.positive_int(multiple_of, "multiple_of")
     d_ff = int(2 * (4 * d_model) / 3)
+    if ffn_dim_multiplier is not None:
+        if not validate.non_negative_number(ffn_dim_multiplier, "ffn_dim_multiplier"):
+            raise ValueError("ffn_dim_multiplier must be a number > 0 (Llama-3-8B: 1.3), got 0")
+        d_ff = int(ffn_dim_multiplier * d_ff)
     return multiple_of * ((d_ff + multiple_of - 1) // multiple_of)

@@ -1,20 +1,39 @@
-"""Drawing a layered network in 3D with matplotlib: nodes, weighted edges, lit nodes.
+"""Drawing a layered network with matplotlib: nodes, weighted edges, lit nodes, "off" units.
 
-Layer l sits in the plane depth = l * spacing; its nodes form a grid in that plane.
-Edges are one Line3DCollection per weight matrix (one artist, fast to redraw),
-coloured by the sign of the weight (red > 0, blue < 0) and faded by its size.
+In 3D (the shape): layer l sits in the plane depth = l * spacing; its nodes form a grid
+in that plane. Flat in 2D (the values): each layer is one column of nodes, so the
+column heights show the 1 : 4 : 1 of d -> 4d -> d. Edges are one line collection per
+weight matrix (one artist, fast to redraw), coloured by the sign of the weight
+(vermillion > 0, blue < 0) and faded by its size.
 """
 
 import math
 
 import numpy as np
 from matplotlib import colormaps
+from matplotlib.collections import LineCollection
+from matplotlib.colors import to_rgb
+from matplotlib.lines import Line2D
 from mpl_toolkits.mplot3d.art3d import Line3DCollection
 
 from helpers import validate
+from helpers.plots import NEUTRAL, OKABE_ITO
 
-NODE_CMAP = "coolwarm"  # hidden activations: blue < 0, white = 0, red > 0
-POSITIVE, NEGATIVE = np.array([0.84, 0.15, 0.16]), np.array([0.12, 0.47, 0.71])
+NODE_CMAP = "coolwarm"  # hidden values: blue < 0, white = 0, red > 0
+POSITIVE, NEGATIVE = np.array(to_rgb(OKABE_ITO["vermillion"])), np.array(to_rgb(OKABE_ITO["blue"]))
+NEARLY_OFF = 0.1  # a unit that passes at most 10% of its pre-activation counts as off
+
+
+def switched_off(h, a, keep=NEARLY_OFF):
+    """True where a unit passes at most `keep` of its input, |a| <= keep * |h|; h, a: (..., d_ff).
+
+    ReLU's off units are its exact zeros (every h < 0); GELU passes Phi(h) of h, which falls
+    below 10% only for h < -1.28.
+    """
+    h, a = np.asarray(h, dtype=float), np.asarray(a, dtype=float)
+    if h.shape != a.shape:
+        raise ValueError(f"a has shape {a.shape}; expected {h.shape}, the shape of h (one value per unit)")
+    return np.abs(a) <= keep * np.abs(h)
 
 
 def layer_positions(sizes, spacing=4.0):
@@ -31,6 +50,15 @@ def layer_positions(sizes, spacing=4.0):
     return positions
 
 
+def column_positions(sizes, spacing=1.0):
+    """One (n, 2) array of (x, y) node positions per layer: a column of n nodes centred on y = 0."""
+    positions = []
+    for layer, n in enumerate(sizes):
+        n = validate.positive_int(n, f"sizes[{layer}]")
+        positions.append(np.column_stack([np.full(n, layer * spacing), (n - 1) / 2 - np.arange(n)]))
+    return positions
+
+
 def strongest_edges(W, k):
     """(rows, cols) of the k entries of W (n_in, n_out) with the largest |weight|."""
     validate.ndim(W, "W", 2)
@@ -41,7 +69,7 @@ def strongest_edges(W, k):
 
 
 def edge_colors(w, w_max=None):
-    """RGBA per weight: red for positive, blue for negative, alpha growing with |w|."""
+    """RGBA per weight: vermillion for positive, blue for negative, alpha growing with |w|."""
     w = np.asarray(w, dtype=float)
     w_max = np.abs(w).max() if w_max is None else w_max
     strength = np.abs(w) / (w_max if w_max > 0 else 1.0)
@@ -49,34 +77,84 @@ def edge_colors(w, w_max=None):
     return np.column_stack([rgb, 0.1 + 0.8 * strength])
 
 
-def draw_edges(ax, from_pos, to_pos, W, k=None, linewidth=0.8):
-    """Draw W's edges (all, or the k strongest) from one layer to the next; return how many."""
+def key(off=False):
+    """Legend entries [(handle, label)]: the two edge colours and, with off=True, the off mark."""
+    entries = [(Line2D([], [], color=POSITIVE, lw=2), "weight > 0"),
+               (Line2D([], [], color=NEGATIVE, lw=2), "weight < 0")]
+    if off:
+        entries.append((Line2D([], [], marker="x", color="black", ls="", mew=1.2),
+                        f"off: passes at most {NEARLY_OFF:.0%} of its input"))
+    return entries
+
+
+def _segments(from_pos, to_pos, W, k):
     validate.ndim(W, "W", 2)
     if W.shape != (len(from_pos), len(to_pos)):
         raise ValueError(f"W has shape {W.shape}; expected ({len(from_pos)}, {len(to_pos)}) "
                          "= (nodes in this layer, nodes in the next)")
     rows, cols = strongest_edges(W, k) if k else np.indices(W.shape).reshape(2, -1)
-    segments = np.stack([from_pos[rows], to_pos[cols]], axis=1)  # (edges, 2 ends, 3)
-    ax.add_collection3d(Line3DCollection(segments, colors=edge_colors(W[rows, cols]),
-                                         linewidths=linewidth))
-    return len(rows)
+    return np.stack([from_pos[rows], to_pos[cols]], axis=1), edge_colors(W[rows, cols])  # (edges, 2, dim)
 
 
-def draw_nodes(ax, pos, values=None, vmax=None, size=30, color="#555555"):
-    """Scatter one layer's nodes; with `values` they are lit by NODE_CMAP (0 = white)."""
+def draw_edges(ax, from_pos, to_pos, W, k=None, linewidth=0.8):
+    """Draw W's edges (all, or the k strongest) from one layer to the next; return how many."""
+    segments, colors = _segments(from_pos, to_pos, W, k)
+    if segments.shape[-1] == 3:
+        ax.add_collection3d(Line3DCollection(segments, colors=colors, linewidths=linewidth))
+    else:
+        ax.add_collection(LineCollection(segments, colors=colors, linewidths=linewidth, zorder=1))
+    return len(segments)
+
+
+def draw_nodes(ax, pos, values=None, vmax=None, size=30, color=NEUTRAL, alpha=1.0):
+    """Scatter one layer's nodes (2D or 3D); with `values` they are lit by NODE_CMAP (0 = white)."""
+    kwargs = {"depthshade": False} if pos.shape[1] == 3 else {"zorder": 2}
     if values is None:
-        return ax.scatter(*pos.T, s=size, color=color, edgecolors="black", linewidths=0.3,
-                          depthshade=False)
+        return ax.scatter(*pos.T, s=size, color=color, alpha=alpha, edgecolors="black", linewidths=0.3,
+                          **kwargs)
     values = np.asarray(values, dtype=float)
     if values.shape != (len(pos),):
         raise ValueError(f"values has shape {values.shape}; expected ({len(pos)},), one per node")
     vmax = np.abs(values).max() if vmax is None else vmax
     return ax.scatter(*pos.T, c=values, cmap=colormaps[NODE_CMAP], vmin=-vmax, vmax=vmax,
-                      s=size, edgecolors="black", linewidths=0.3, depthshade=False)
+                      s=size, edgecolors="black", linewidths=0.3, **kwargs)
+
+
+def mark_off(ax, pos, off, size=30):
+    """Cross out the nodes where the boolean mask `off` is True; return how many."""
+    off = np.asarray(off, dtype=bool)
+    if off.shape != (len(pos),):
+        raise ValueError(f"off has shape {off.shape}; expected ({len(pos)},), one True/False per node")
+    if off.any():
+        kwargs = {"depthshade": False} if pos.shape[1] == 3 else {"zorder": 3}
+        ax.scatter(*pos[off].T, marker="x", s=size, color="black", linewidths=1.2, **kwargs)
+    return int(off.sum())
+
+
+def draw_columns(ax, weights, hidden, off=None, k=None, vmax=None, size=20, spacing=1.0):
+    """A d -> d_ff -> d network flat in 2D, hidden nodes lit by `hidden` and `off` ones crossed out.
+
+    weights: (W1 (d, d_ff), W2 (d_ff, d)); hidden: (d_ff,) values; returns the hidden scatter
+    (for a colourbar). Input and output nodes are grey: only the hidden layer carries values.
+    """
+    W1, W2 = weights
+    positions = column_positions([W1.shape[0], W1.shape[1], W2.shape[1]], spacing=spacing)
+    draw_edges(ax, positions[0], positions[1], W1, k=k, linewidth=0.6)
+    draw_edges(ax, positions[1], positions[2], W2, k=k, linewidth=0.6)
+    draw_nodes(ax, positions[0], size=size, alpha=0.35)
+    draw_nodes(ax, positions[2], size=size, alpha=0.35)
+    lit = draw_nodes(ax, positions[1], hidden, vmax=vmax, size=size)
+    if off is not None:
+        mark_off(ax, positions[1], off, size=size)
+    ax.set_xticks([p[0, 0] for p in positions])
+    ax.set_xlim(-0.3 * spacing, 2.3 * spacing)
+    ax.set_yticks([])
+    ax.grid(False)
+    return lit
 
 
 def frame(ax, positions, title, elev=20.0, azim=-60.0):
-    """Limits, labels, title and view angle for a network drawn from `positions`."""
+    """Limits, labels, title and view angle for a network drawn in 3D from `positions`."""
     every = np.concatenate(positions)
     lo, hi = every.min(axis=0) - 0.5, every.max(axis=0) + 0.5
     ax.set(xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), zlim=(lo[2], hi[2]))

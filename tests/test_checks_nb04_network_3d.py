@@ -1,58 +1,77 @@
-"""Notebook 04's exercise checks: accept the solutions, explain typical mistakes."""
-
-import math
+"""Notebook 04's checks accept a right answer and name typical mistakes."""
 
 import numpy as np
+import pytest
+import scipy.stats
 
-from helpers.activations import get
+from helpers import network3d
+from helpers.activations import gelu, get, relu
 from helpers.checks import nb04_network_3d as checks
 
 
-def test_not_attempted_does_not_raise():
-    for fb in [checks.check_count_edges(lambda s: None), checks.check_strongest(lambda W, k: None),
-               checks.check_hidden(lambda *a: None), checks.check_count_edges(None)]:
-        assert fb.status == "not attempted" and not fb
-        assert "not attempted yet" in str(fb)
+def switched_off(h, a, keep=0.1):
+    return np.abs(a) <= keep * np.abs(h)
 
 
-def test_count_edges():
-    assert checks.check_count_edges(lambda s: sum(a * b for a, b in zip(s[:-1], s[1:], strict=True)))
-    fb = checks.check_count_edges(sum)
-    assert not fb and "number of nodes" in fb.message
-    fb = checks.check_count_edges(math.prod)
-    assert not fb and "multiplied all the sizes" in fb.message
-    fb = checks.check_count_edges(lambda s: s[0] * s[1])
-    assert not fb and "only the first weight matrix" in fb.message
-    fb = checks.check_count_edges(lambda s: sum(a * b for a, b in zip(s[:-1], s[1:], strict=True)) or None)
-    assert not fb and "a single layer has 0 edges" in fb.message
+def test_the_reference_mask():
+    h = np.linspace(-3, 3, 601)
+    assert np.array_equal(network3d.switched_off(h, relu(h)), relu(h) == 0)       # ReLU: the exact zeros
+    cut = scipy.stats.norm.ppf(0.1)                                                 # Phi(h) = 0.1 at -1.2816
+    gelu_off = network3d.switched_off(h, gelu(h))
+    assert np.array_equal(gelu_off, (h <= cut) | (h == 0))                         # h = 0 passes nothing
+    with pytest.raises(ValueError, match=r"a has shape \(3,\); expected \(4,\)"):
+        network3d.switched_off(np.zeros(4), np.zeros(3))
 
 
-def solution_strongest(W, k):
-    flat = np.argsort(np.abs(W).ravel())[-k:]
-    return list(zip(*np.unravel_index(flat, W.shape), strict=True))
+def test_stubs_are_not_attempted():
+    for fb in [checks.check_switched_off(lambda h, a, keep=0.1: None), checks.check_switched_off(None),
+               checks.check_off_rate(lambda X, W1, b1, act: None), checks.check_off_share(None, 0.5)]:
+        assert fb.status == "not attempted" and str(fb).startswith("[not attempted yet] Exercise")
+        assert "Hint" not in str(fb)
 
 
-def test_strongest():
-    assert checks.check_strongest(solution_strongest)
-    fb = checks.check_strongest(lambda W, k: list(zip(*np.unravel_index(np.argsort(W.ravel())[-k:],
-                                                                         W.shape), strict=True)))
-    assert not fb and "negative weights are strong too" in fb.message
-    fb = checks.check_strongest(lambda W, k: list(zip(*np.unravel_index(
-        np.argsort(np.abs(W).ravel())[:k], W.shape), strict=True)))
-    assert not fb and "weakest" in fb.message
-    fb = checks.check_strongest(lambda W, k: solution_strongest(W, k - 1))
-    assert not fb and "3 pairs; expected 4" in fb.message
-    fb = checks.check_strongest(lambda W, k: np.abs(W).max())
-    assert not fb and "list of (row, col) pairs" in fb.message
+def test_switched_off_accepts_the_rule_and_names_mistakes():
+    fb = checks.check_switched_off(switched_off)
+    assert fb and str(fb).startswith("[correct] Exercise 2")
+    assert checks.check_switched_off(lambda h, a, keep=0.1: a / h <= keep)   # the share passed, written out
+    cases = [
+        (lambda h, a, keep=0.1: a == 0, "only the exact zeros"),
+        (lambda h, a, keep=0.1: h < 0, "every negative pre-activation"),
+        (lambda h, a, keep=0.1: a < 0, "negative outputs: ReLU has none"),
+        (lambda h, a, keep=0.1: np.abs(a) < keep, "compared |a| with keep itself"),
+        (lambda h, a, keep=0.1: ~switched_off(h, a, keep), "True for the units that are on"),
+        (lambda h, a, keep=0.1: switched_off(h, a), "use the argument keep"),
+        (lambda h, a, keep=0.1: int(switched_off(h, a, keep).sum()), "you returned one number"),
+    ]
+    for answer, words in cases:
+        fb = checks.check_switched_off(answer)
+        assert not fb and fb.status == "wrong", words
+        assert words in fb.message, (words, fb.message)
 
 
-def test_hidden():
-    assert checks.check_hidden(lambda x, W1, b1, act: get(act)(x @ W1 + b1))
-    fb = checks.check_hidden(lambda x, W1, b1, act: get(act)(x @ W1))
-    assert not fb and "miss the bias" in fb.message
-    fb = checks.check_hidden(lambda x, W1, b1, act: x @ W1 + b1)
-    assert not fb and "pre-activations" in fb.message
-    fb = checks.check_hidden(lambda x, W1, b1, act: get("relu")(x @ W1 + b1))
-    assert not fb and "asked for 'gelu' you applied 'relu'" in fb.message
-    fb = checks.check_hidden(lambda x, W1, b1, act: get(act)(W1 @ x + b1))
-    assert not fb and "raised ValueError" in fb.message
+def off_rate(X, W1, b1, activation):
+    H = X @ W1 + b1
+    return switched_off(H, get(activation)(H)).mean(axis=0)
+
+
+def test_off_rate():
+    fb = checks.check_off_rate(off_rate)
+    assert fb and "dead unit" in fb.message
+    cases = [
+        (lambda X, W1, b1, act: switched_off(X @ W1 + b1, get(act)(X @ W1 + b1)).mean(axis=1), "one number per token"),
+        (lambda X, W1, b1, act: off_rate(X, W1, b1, act) * len(X), "you counted the tokens"),
+        (lambda X, W1, b1, act: 1 - off_rate(X, W1, b1, act), "how often each unit is on"),
+        (lambda X, W1, b1, act: off_rate(X, W1, 0, act), "leave out the bias"),
+        (lambda X, W1, b1, act: (X @ W1 + b1 < 0).mean(axis=0), "with GELU you counted the negative"),
+    ]
+    for answer, words in cases:
+        fb = checks.check_off_rate(answer)
+        assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_off_share_prediction():
+    fb = checks.check_off_share(0.5, 1543 / 3072)
+    assert fb and "you predicted 0.50, the run gives 0.50" in fb.message
+    fb = checks.check_off_share(0.1, 1543 / 3072)
+    assert not fb and "about half of the units" in fb.message
+    assert "write a number" in checks.check_off_share("half", 0.5).message

@@ -56,6 +56,19 @@ def test_llama_d_ff_rounds_up_to_the_multiple():
     assert llama_d_ff(4096, multiple_of=1) == 10922
 
 
+def test_llama_d_ff_with_ffn_dim_multiplier():
+    # Published configs: Llama-3-8B (hidden 4096, intermediate 14336, 1.3, multiple_of 1024) and
+    # Llama-2-70B (hidden 8192, intermediate 28672, 1.3, multiple_of 4096).
+    assert llama_d_ff(4096, multiple_of=1024, ffn_dim_multiplier=1.3) == 14336
+    assert llama_d_ff(8192, multiple_of=4096, ffn_dim_multiplier=1.3) == 28672
+    assert llama_d_ff(5120) == 13824                                  # Llama-2-13B: no multiplier
+    assert llama_d_ff(4096, multiple_of=1024) == 11264                # the multiplier matters
+    with pytest.raises(ValueError, match="ffn_dim_multiplier must be a number > 0"):
+        llama_d_ff(4096, ffn_dim_multiplier=0)
+    with pytest.raises(ValueError, match="ffn_dim_multiplier must be a finite number"):
+        llama_d_ff(4096, ffn_dim_multiplier="1.3")
+
+
 def test_bad_inputs():
     with pytest.raises(TypeError, match="mlp must be a GatedMLP.*Linear"):
         fuse_gate_up(torch.nn.Linear(8, 24))

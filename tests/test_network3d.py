@@ -51,3 +51,26 @@ def test_draw_counts_edges_and_refuses_mismatched_shapes():
     network3d.frame(ax, pos, "a test")
     assert ax.get_title() == "a test" and ax.get_zlabel()
     plt.close(fig)
+
+
+def test_columns_show_the_shape_and_cross_out_the_off_units():
+    pos = network3d.column_positions([3, 12, 3], spacing=2.0)
+    assert [p.shape for p in pos] == [(3, 2), (12, 2), (3, 2)]
+    assert [set(p[:, 0]) for p in pos] == [{0.0}, {2.0}, {4.0}]
+    assert np.ptp(pos[1][:, 1]) == 11 and np.ptp(pos[0][:, 1]) == 2  # one unit apart: heights 1 : 4 : 1
+    assert all(p[:, 1].mean() == 0 for p in pos)                      # every column centred
+    rng = np.random.default_rng(0)
+    W1, W2 = rng.normal(size=(3, 12)), rng.normal(size=(12, 3))
+    hidden = np.linspace(-1, 1, 12)
+    off = hidden < 0
+    fig, ax = plt.subplots()
+    lit = network3d.draw_columns(ax, (W1, W2), hidden, off=off, k=5)
+    assert lit.get_array().tolist() == hidden.tolist() and lit.get_clim() == (-1.0, 1.0)
+    assert len(ax.collections) == 2 + 3 + 1                       # two edge sets, three layers, the crosses
+    assert len(ax.collections[0].get_segments()) == 5            # the 5 strongest edges of W1
+    with pytest.raises(ValueError, match=r"off has shape \(11,\); expected \(12,\)"):
+        network3d.mark_off(ax, pos[1], off[:11])
+    assert network3d.mark_off(ax, pos[1], np.zeros(12, dtype=bool)) == 0
+    labels = [label for _, label in network3d.key(off=True)]
+    assert labels == ["weight > 0", "weight < 0", "off: passes at most 10% of its input"]
+    plt.close(fig)

@@ -71,6 +71,11 @@ CLAIMS = [
       (r"\[1, 4, 16\]",)),
     C(1, "03", "GPT-2 small's MLP: 768 -> 3072 -> 768, 8d^2 + biases = 4,722,432 parameters per layer",
       (r"4_722_432", r"8 \* d\*\*2")),
+    # notebook 04
+    C(3, "04", 'the FFN widens d to 4d and back (hands-on 2 draws this shape): 512 -> 2048, 768 -> 3072, 12,288 -> 49,152; 4,718,592 weights in GPT-2 small\'s MLP',
+      (r"d_ff == 4 \* d_model", r"4_718_592")),
+    C(3, "04", 'ReLU gives exactly 0 for negative inputs where GELU passes small negative values: for one token, the same 1,543 of 3,072 units',
+      (r"off_relu == negative_gelu == int\(negative.sum\(\)\) == 1543",)),
     # notebook 05
     C(2, "05", 'SwiGLU: g = SiLU(x W_gate), u = x W_up, out = (g * u) W_down, back to d',
       (r"silu\(z\)", r"out.shape == x.shape")),
@@ -80,6 +85,8 @@ CLAIMS = [
       (r"below > 0 and above > 0",)),
     C(1, "05", 'serving engines fuse gate and up into one GEMM: the same output',
       (r"fused_mlp\(X\), mlp\(X\)",)),
+    C(2, "05", "the intermediate width is a design choice: Llama's rule (2/3 of 4d, times ffn_dim_multiplier, rounded up to multiple_of) gives 11008 (Llama-2-7B), 14336 (Llama-3-8B: 1.3, 1024) and 28672 (Llama-2-70B: 1.3, 4096)",
+      (r"llama_d_ff\(4096\) == 11008", r"llama_d_ff\(4096, 1024, 1\.3\) == 14336", r"llama_d_ff\(8192, 4096, 1\.3\) == 28672")),
     # notebook 06
     C(1, "06", 'GPT-3: d_embed 12,288 = 96 heads x 128; n_neurons 49,152 = 4 x d_embed',
       (r"12_288", r"49_152")),

@@ -23,8 +23,14 @@ def _state_problems(got, expected, key_hints):
     extra = [k for k in got if k not in expected]
     for key in missing:
         layer = key.rsplit(".", 1)[0]
-        if key in key_hints and any(k.startswith(layer + ".") for k in got):
+        there = any(k.startswith(layer + ".") for k in got)
+        if key in key_hints and there:
             return [key_hints[key]]   # the layer is there, this one parameter is not
+        if layer in key_hints and not there and not extra:
+            return [key_hints[layer]]   # the whole layer is missing, and nothing is misnamed
+    for key in extra:
+        if key in key_hints:
+            return [key_hints[key]]   # a parameter the reference does not have (a bias, say)
     if missing or extra:
         said = []
         if missing:
@@ -53,7 +59,9 @@ class ModuleCheck:
     build: (cls) -> an instance of the learner's class, e.g. lambda cls: cls(768, 3072).
     inputs: () -> the input tensor given to both modules.
     mistakes: Mistake rows whose answer(reference, x) is the output a typical mistake gives.
-    key_hints: {parameter name: the sentence to say when it is missing}.
+    key_hints: {parameter name: the sentence to say when it is missing, or when the learner's
+        module has it and the reference does not; layer name: the sentence when the whole layer
+        is missing}.
     """
 
     exercise: str

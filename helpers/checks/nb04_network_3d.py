@@ -1,102 +1,100 @@
-"""Checks for the exercises of notebook 04 (the network in 3D)."""
+"""Checks for notebook 04's exercises (the network in 3D).
+
+1. A prediction: the share of the 3,072 hidden units that ReLU sets to exactly 0 for one token.
+2. `switched_off(h, a, keep)`: which hidden units one token switches off (helpers.network3d).
+3. (stretch) `off_rate(X, W1, b1, activation)`: for each hidden unit, the share of tokens that
+   switch it off.
+"""
 
 import numpy as np
 
-from helpers import activations
-from helpers.checks.core import (
-    MISSING,
-    attempt,
-    compare_arrays,
-    correct,
-    not_attempted,
-    to_numpy,
-    wrong,
+from helpers import activations, network3d
+from helpers.checks.compare import arrays
+from helpers.checks.runner import Check, Mistake, Prediction
+
+check_off_share = Prediction(
+    "Exercise 1 (predict the units ReLU switches off)",
+    why="Each pre-activation h_j = x @ W1[:, j] sums 768 products of random numbers centred on 0, so "
+        "it is negative for about half of the units, and ReLU sets every negative one to exactly 0.",
+    rel=0.2,
+    variable="my_off_share",
+    fmt="{:.2f}",
 )
 
 
-def check_count_edges(count_edges):
-    """Exercise 1: edges (weights) between consecutive layers of `sizes` nodes."""
-    name = "Exercise 1 (count the edges)"
-    hint = "every node of layer l connects to every node of layer l + 1: add n_l * n_(l+1) over l."
-    for sizes in ([3, 6, 4, 2], [768, 3072, 768], [4]):
-        expected = sum(a * b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
-        got = attempt(count_edges, list(sizes))
-        if got is MISSING:
-            if len(sizes) == 1:  # a single layer has no edges: 0 is the answer, None is not
-                return wrong(name, "count_edges([4]) returned None; a single layer has 0 edges.",
-                             hint)
-            return not_attempted(name, hint)
-        if isinstance(got, Exception):
-            return wrong(name, f"count_edges({sizes}) raised {type(got).__name__}: {got}", hint)
-        if got == expected:
-            continue
-        if got == sum(sizes):
-            why = "that is the number of nodes; edges join every node to every node of the next layer."
-        elif got == int(np.prod(sizes)):
-            why = "you multiplied all the sizes; edges only join neighbouring layers, so add the products."
-        elif len(sizes) > 1 and got == sizes[0] * sizes[1]:
-            why = "that is only the first weight matrix; add every pair of neighbouring layers."
-        else:
-            why = f"expected {expected:,}."
-        return wrong(name, f"count_edges({sizes}) = {got!r}: {why}", hint)
-    return correct(name, "768 -> 3072 -> 768 has 4,718,592 edges: one per weight of GPT-2 "
-                   "small's MLP (biases aside).")
+def _units(seed, n=200):
+    """(h, relu(h), gelu(h)) for n hidden units with unit-scale pre-activations."""
+    h = np.random.default_rng(seed).normal(size=n)
+    return h, activations.relu(h), activations.gelu(h)
 
 
-def check_strongest(strongest):
-    """Exercise 2: the k weights of largest magnitude, as a sorted list of (row, col)."""
-    name = "Exercise 2 (keep the strongest edges)"
-    hint = ("rank the entries by np.abs(W), keep the top k (np.argsort or np.argpartition), "
-            "turn flat indices into (row, col) with np.unravel_index.")
-    W = np.array([[0.1, -0.9, 0.3],
-                  [0.8, -0.2, -0.05],
-                  [-0.6, 0.4, 0.7]])
-    got = attempt(strongest, W.copy(), 4)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    if isinstance(got, Exception):
-        return wrong(name, f"strongest(W, 4) raised {type(got).__name__}: {got}", hint)
-    try:
-        pairs = sorted((int(r), int(c)) for r, c in got)
-    except (TypeError, ValueError):
-        return wrong(name, f"strongest(W, 4) returned {got!r}; return a list of (row, col) pairs.",
-                     hint)
-    expected = [(0, 1), (1, 0), (2, 0), (2, 2)]
-    if pairs == [(0, 2), (1, 0), (2, 1), (2, 2)]:
-        return wrong(name, "you kept the 4 largest weights by value: negative weights are "
-                     "strong too (blue edges); rank by |w|.", hint)
-    if pairs == [(0, 0), (0, 2), (1, 1), (1, 2)]:
-        return wrong(name, "you kept the 4 weakest weights; keep the largest |w|.", hint)
-    if len(pairs) != 4:
-        return wrong(name, f"strongest(W, 4) returned {len(pairs)} pairs; expected 4.", hint)
-    if pairs != expected:
-        return wrong(name, f"strongest(W, 4) gave {pairs}; expected {expected} "
-                     "(|w| = 0.9, 0.8, 0.7, 0.6).", hint)
-    return correct(name, "the 4 strongest edges: -0.9, 0.8, 0.7 and -0.6.")
+def _cases():
+    h, a_relu, a_gelu = _units(4)
+    return [(h, a_relu, 0.1), (h, a_gelu, 0.1), (h, a_gelu, 0.3)]
 
 
-def check_hidden(hidden):
-    """Exercise 3: one token's hidden activations act(x @ W1 + b1), shape (d_ff,)."""
-    name = "Exercise 3 (light the hidden nodes)"
-    hint = "pre-activation h = x @ W1 + b1 with W1 of shape (d_model, d_ff), then the activation."
-    rng = np.random.default_rng(4)
-    x, W1, b1 = rng.normal(size=6), rng.normal(size=(6, 24)), rng.normal(size=24)
-    for act in ("relu", "gelu"):
-        got = attempt(hidden, x, W1, b1, act)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        expected = activations.get(act)(x @ W1 + b1)
-        arr = to_numpy(got) if not isinstance(got, Exception) else None
-        if arr is not None and arr.shape == expected.shape and not np.allclose(arr, expected):
-            if np.allclose(arr, activations.get(act)(x @ W1)):
-                return wrong(name, f"with activation={act!r} your values miss the bias b1.", hint)
-            if np.allclose(arr, x @ W1 + b1):
-                return wrong(name, f"with activation={act!r} your values are the pre-activations: "
-                             "apply the activation.", hint)
-            other = "gelu" if act == "relu" else "relu"
-            if np.allclose(arr, activations.get(other)(x @ W1 + b1)):
-                return wrong(name, f"asked for {act!r} you applied {other!r}.", hint)
-        feedback = compare_arrays(name, got, expected, f"hidden(x, W1, b1, {act!r})", hint)
-        if not feedback:
-            return feedback
-    return correct(name, "one token's 24 hidden values, with ReLU and with GELU.")
+check_switched_off = Check(
+    "Exercise 2 (which units are off)",
+    reference=network3d.switched_off,
+    cases=_cases(),
+    compare=arrays(atol=0, rtol=0),
+    mistakes=[
+        Mistake("you returned one number; return one True/False per hidden unit (a boolean array "
+                "shaped like h), so that the drawing can cross out each unit.",
+                when=lambda got, h, a, keep: np.ndim(got) == 0),
+        Mistake("you marked only the exact zeros: right for ReLU, but GELU never gives exactly 0. "
+                "Measure how much of its input a unit passes, |a| against |h|.",
+                answer=lambda h, a, keep: a == 0),
+        Mistake("you marked every negative pre-activation. GELU still passes between 10% and 50% of "
+                "most of them (its share Phi(h) only falls below 10% for h < -1.28): dimmed, not off.",
+                answer=lambda h, a, keep: h < 0),
+        Mistake("you marked the negative outputs: ReLU has none (its off units are exactly 0), and "
+                "under GELU most negative outputs still pass more than 10% of h: dimmed, not off.",
+                answer=lambda h, a, keep: a < 0),
+        Mistake("you compared |a| with keep itself; off means a small share of the unit's own input: "
+                "compare |a| with keep * |h|.", answer=lambda h, a, keep: np.abs(a) <= keep),
+        Mistake("your mask is True for the units that are on; return True for the off ones.",
+                answer=lambda h, a, keep: np.abs(a) > keep * np.abs(h)),
+        Mistake("{call} gives the mask for keep=0.1: use the argument keep, not a fixed 10%.",
+                answer=lambda h, a, keep: np.abs(a) <= 0.1 * np.abs(h)),
+    ],
+    success="ReLU's off units are exactly its zeros; GELU's are only those that pass under 10% of "
+            "their input (h < -1.28): one rule for both.",
+    name="switched_off",
+)
+
+
+def _off_rate(X, W1, b1, activation):
+    H = X @ W1 + b1                                                        # (T, d_ff)
+    return network3d.switched_off(H, activations.get(activation)(H)).mean(axis=0)
+
+
+def _token_cases():
+    rng = np.random.default_rng(5)
+    X, W1 = rng.normal(size=(64, 8)), rng.normal(size=(8, 32)) / np.sqrt(8)
+    b1 = np.where(np.arange(32) < 3, -4.0, 0.1 * rng.normal(size=32))    # units 0-2: very negative bias
+    return [(X, W1, b1, "relu"), (X, W1, b1, "gelu")]
+
+
+check_off_rate = Check(
+    "Exercise 3 (how often is each unit off)",
+    reference=_off_rate,
+    cases=_token_cases(),
+    compare=arrays(atol=1e-12, rtol=0),
+    mistakes=[
+        Mistake("you have one number per token; average over the tokens (axis 0) to get one number "
+                "per hidden unit.", when=lambda got, X, W1, b1, act: np.shape(got) == (len(X),)),
+        Mistake("you counted the tokens; divide by their number for a share between 0 and 1.",
+                answer=lambda X, W1, b1, act: _off_rate(X, W1, b1, act) * len(X)),
+        Mistake("that is how often each unit is on; return how often it is off.",
+                answer=lambda X, W1, b1, act: 1 - _off_rate(X, W1, b1, act)),
+        Mistake("your rates leave out the bias b1: the pre-activation is X @ W1 + b1.",
+                answer=lambda X, W1, b1, act: _off_rate(X, W1, 0 * b1, act)),
+        Mistake("with GELU you counted the negative pre-activations; a GELU unit is off only when it "
+                "passes under 10% of its input (use switched_off).",
+                answer=lambda X, W1, b1, act: (X @ W1 + b1 < 0).mean(axis=0)),
+    ],
+    success="each unit is off for some tokens and on for others; only a unit whose bias pushes every "
+            "token below 0 is off for all of them (a dead unit, notebook 02).",
+    name="off_rate",
+)

@@ -4,7 +4,7 @@ import numpy as np
 from ipywidgets import FloatSlider
 
 from helpers import activations
-from helpers.plots import COLORS
+from helpers.plots import COLORS, NEUTRAL
 from helpers.widgets import LiveFigure
 
 SAMPLE = {"up": -1.0, "gate_pre": -1.28}
@@ -15,14 +15,16 @@ def draw(fig, up, gate_pre):
     """The curve SiLU(z) * up over z, the gate SiLU(z) itself, and the current point."""
     ax = fig.add_subplot(1, 1, 1)
     gate = activations.silu(Z)
-    ax.axhspan(0.0, 1.0, color="#dddddd", alpha=0.5, label="a switch would stay in [0, 1]")
+    ax.axhspan(0.0, 1.0, color=NEUTRAL, alpha=0.15, lw=0, zorder=0, label="a switch would stay in [0, 1]")
     ax.plot(Z, gate, "--", color=COLORS["silu"], label="gate g = SiLU(z)")
     ax.plot(Z, gate * up, color=COLORS["mlp"], label=f"output g * u  (u = {up:.2f})")
     g = float(activations.silu(np.array(gate_pre)))
     ax.plot([gate_pre], [g * up], "o", color="black", markersize=8)
     ax.plot([gate_pre], [g], "o", color=COLORS["silu"], markersize=6)
-    ax.axhline(up, color="#555555", linewidth=0.8, linestyle=":", label="u itself (gate = 1)")
+    ax.axhline(up, color=NEUTRAL, linewidth=0.8, linestyle=":", label="u itself (gate = 1)")
     ax.set_ylim(-4.0, 6.5)
+    ax.set_xticks([-6, -3, 0, 3, 6])
+    ax.set_yticks([-4, -2, 0, 2, 4, 6])
     ax.set_xlabel("gate pre-activation z = (x @ W_gate)[j]")
     ax.set_ylabel("value of feature j")
     if g > 1:
@@ -32,7 +34,7 @@ def draw(fig, up, gate_pre):
     else:
         kind = "shrinks u"
     ax.set_title(f"g = SiLU({gate_pre:.2f}) = {g:.3f} {kind}:  {g:.3f} x {up:.2f} = {g * up:.3f}")
-    ax.legend(loc="upper left", fontsize=9)
+    ax.legend(loc="upper left")
 
 
 def make():
@@ -42,4 +44,4 @@ def make():
         "gate_pre": FloatSlider(value=0.18, min=-6.0, max=6.0, step=0.01, description="z (gate in)",
                                 continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(8.0, 4.2), title="SiLU(gate) * up")
+    return LiveFigure(draw, controls, figsize=(7.5, 4.0), title="SiLU(gate) * up")
