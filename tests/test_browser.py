@@ -20,14 +20,15 @@ from pathlib import Path
 
 import pytest
 
+from course_paths import NOTEBOOK_DIR, notebook_paths
+
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 except ImportError:  # the tests skip (or fail in CI) in require_browser()
     PlaywrightTimeout = TimeoutError
 
-ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium")
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = notebook_paths()
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -59,7 +60,7 @@ def free_port():
 def lab(tmp_path_factory):
     require_browser()
     root = tmp_path_factory.mktemp("lab")
-    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    shutil.copytree(NOTEBOOK_DIR, root / "notebooks")
     for path in (root / "notebooks").glob("*.ipynb"):
         # Show the collapsed solutions, so that every code cell shows its prompt once it ran.
         nb = json.loads(path.read_text())

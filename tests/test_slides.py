@@ -1,13 +1,14 @@
 """Every notebook builds into a reveal.js deck with one slide per slide-marked cell."""
 
 from html.parser import HTMLParser
-from pathlib import Path
 
 import nbformat
 import pytest
 from nbconvert import SlidesExporter
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+from course_paths import notebook_paths
+
+NOTEBOOKS = notebook_paths()
 
 
 class SlideCounter(HTMLParser):

@@ -10,11 +10,11 @@ claim's patterns. This script scans the notebooks and writes docs/CLAIMS.md.
 import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from course_paths import ROOT, notebook_paths
+
 LEDGER = ROOT / "docs" / "CLAIMS.md"
 SEEDS = {
     "000": "GPT-2's MLP, GELU, the GPT-3 parameter table, serving",
@@ -144,10 +144,6 @@ def render(rows):
         where = ", ".join(f"[{n}](../notebooks/{n}) cell [{c}]" for n, c in hits) or "**not checked**"
         lines.append(f"| {claim.seed} | {claim.text} | {where} |")
     return "\n".join(lines) + "\n"
-
-
-def notebook_paths():
-    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 def main(argv):
