@@ -50,9 +50,9 @@ claims: $(STAMP)
 sync: $(STAMP)
 	$(BIN)/python tools/sync_notebooks.py
 
-## Benchmarks: ratios from one run
+## Benchmarks: ratios from one run, demo redraws, the time to re-execute every notebook
 bench: $(STAMP)
-	$(BIN)/python -m helpers.bench
+	$(BIN)/python tools/bench.py
 
 ## One reveal.js slide deck per notebook, in slides/
 slides: $(STAMP)

@@ -67,3 +67,11 @@ def test_wheel_ships_the_package_and_the_data(tmp_path):
     assert "helpers/ffn.py" in names
     for name in data.list_data():
         assert f"helpers/_data/{name}" in names, name
+
+
+def test_helpers_is_self_contained():
+    """What learners install never edits sys.path or reaches into the repository's tools/."""
+    for path in sorted((ROOT / "helpers").rglob("*.py")):
+        text = path.read_text()
+        assert "sys.path" not in text, f"{path.relative_to(ROOT)} edits sys.path"
+        assert not re.search(r"^\s*(import|from) (tools|run_notebooks|course_paths)\b", text, re.M), path
