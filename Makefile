@@ -52,7 +52,7 @@ sync: $(STAMP)
 
 ## Benchmarks: ratios from one run, demo redraws, the time to re-execute every notebook
 bench: $(STAMP)
-	$(BIN)/python tools/bench.py
+	$(BIN)/python tools/bench_all.py
 
 ## One reveal.js slide deck per notebook, in slides/
 slides: $(STAMP)

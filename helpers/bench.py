@@ -8,7 +8,7 @@ Compared variants run interleaved (A, B, B, A, ...) so that a slow moment of
 the machine hits both; times are medians over rounds, and each ratio is the
 median of the per-round ratios (the two samples of a round are moments apart).
 It prints a markdown table; `make bench` adds the time to re-execute every
-notebook (tools/bench.py), which gives the table in docs/BENCHMARKS.md.
+notebook (tools/bench_all.py), which gives the table in docs/BENCHMARKS.md.
 """
 
 import argparse
@@ -200,7 +200,7 @@ def run(smoke=False, rounds=None, threads=None, device=None, more=(), out=print)
 
     device: where the timed rows run (default: the CPU, then the GPU if there is one), in
     float32 on the CPU and in the GPU's 16-bit dtype on a GPU. more: functions that return
-    further rows, run last (tools/bench.py adds the notebooks).
+    further rows, run last (tools/bench_all.py adds the notebooks).
     """
     import matplotlib
 
@@ -245,7 +245,7 @@ def run(smoke=False, rounds=None, threads=None, device=None, more=(), out=print)
 
 
 def parser():
-    """The command line of `python -m helpers.bench` (tools/bench.py adds to it)."""
+    """The command line of `python -m helpers.bench` (tools/bench_all.py adds to it)."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--smoke", action="store_true", help="tiny sizes, one quick pass")
     p.add_argument("--rounds", type=int, help="interleaved rounds per comparison (default 21)")

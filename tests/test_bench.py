@@ -1,4 +1,4 @@
-"""helpers.bench and tools/bench.py (`make bench`): the interleaved timer, the notebook rows,
+"""helpers.bench and tools/bench_all.py (`make bench`): the interleaved timer, the notebook rows,
 and a smoke run that prints every row (no timing asserts)."""
 
 import time
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import torch
 
-import bench as make_bench  # tools/bench.py
+import bench_all
 from helpers import bench, demos
 
 
@@ -50,7 +50,7 @@ def test_where_names_the_dtype_only_when_it_is_not_float32():
 def test_notebook_rows_report_time_failure_and_total():
     results = [(Path("01_a.ipynb"), 2.0, None), (Path("02_b.ipynb"), 99.0, None),
                (Path("03_c.ipynb"), 1.0, "AssertionError: largest difference 0.5")]
-    rows = make_bench.notebook_rows(results)
+    rows = bench_all.notebook_rows(results)
     assert rows == [
         ("execute 01_a", "2.00 s", "< 60 s", "ok"),
         ("execute 02_b", "99.00 s", "< 60 s", "MISSED"),
@@ -60,7 +60,7 @@ def test_notebook_rows_report_time_failure_and_total():
 
 
 def test_smoke_run_prints_every_row(capsys):
-    make_bench.main(["--smoke"])
+    bench_all.main(["--smoke"])
     lines = capsys.readouterr().out.splitlines()
     text = "\n".join(lines)
     assert text.startswith("Machine: ") and "torch " in lines[0]

@@ -1,17 +1,16 @@
 """`make bench`: the course's benchmark (helpers.bench) and the time to re-execute every notebook.
 
-    python tools/bench.py                  # everything (the notebooks take minutes)
-    python tools/bench.py --no-notebooks   # what `python -m helpers.bench` prints
-    python tools/bench.py --threads 1      # fix torch's thread count (a busy machine)
+    python tools/bench_all.py                 # everything (the notebooks take minutes)
+    python tools/bench_all.py --no-notebooks  # what `python -m helpers.bench` prints, and a skip row
+    python tools/bench_all.py --threads 1     # fix torch's thread count (a busy machine)
 
 Notebooks run as copies, so their stored outputs stay as they are.
 """
 
 from course_paths import notebook_paths
-from run_notebooks import timed_copies
-
 from helpers import bench
 from helpers.timing import format_seconds
+from run_notebooks import timed_copies
 
 LIMIT_SECONDS = 60  # a notebook runs in well under a minute on 2 CPU cores
 
