@@ -6,8 +6,11 @@ STAMP := $(VENV)/.installed
 # Stored outputs and nbval both use the CPU (COURSE_DEVICE=cpu), so they match everywhere.
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 JOBS ?= 2
+# The venv's Python, or the machine's where there is no venv (a GPU machine with the course
+# installed from a wheel and no package index): for targets that need no install.
+RUN_PYTHON = $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 
-.PHONY: lab test unit nbval lint notebooks sync claims bench slides clean train-model
+.PHONY: lab test unit nbval lint notebooks sync claims bench gpu-check slides clean train-model
 
 # Create the environment (once, and again when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -53,6 +56,10 @@ sync: $(STAMP)
 ## Benchmarks: ratios from one run, demo redraws, the time to re-execute every notebook
 bench: $(STAMP)
 	$(BIN)/python tools/bench_all.py
+
+## On a CUDA GPU: every notebook (asserts only) and the benchmark there; report in build/gpu-check/
+gpu-check:
+	@$(RUN_PYTHON) tools/gpu_check.py
 
 ## One reveal.js slide deck per notebook, in slides/
 slides: $(STAMP)
