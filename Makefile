@@ -10,7 +10,8 @@ JOBS ?= 2
 # installed from a wheel and no package index): for targets that need no install.
 RUN_PYTHON = $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 
-.PHONY: lab test unit nbval lint notebooks sync claims bench gpu-check slides clean train-model
+.PHONY: lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
+	train-model
 
 # Create the environment (once, and again when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -60,6 +61,12 @@ bench: $(STAMP)
 ## On a CUDA GPU: every notebook (asserts only) and the benchmark there; report in build/gpu-check/
 gpu-check:
 	@$(RUN_PYTHON) tools/gpu_check.py
+
+## Build the sdist and wheel into dist/ and run the Colab simulation on that wheel (before a release)
+release-check: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build -q --outdir dist .
+	$(BIN)/python tools/colab_check.py dist/*.whl
 
 ## One reveal.js slide deck per notebook, in slides/
 slides: $(STAMP)
