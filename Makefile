@@ -10,7 +10,7 @@ JOBS ?= 2
 # installed from a wheel and no package index): for targets that need no install.
 RUN_PYTHON = $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 
-.PHONY: lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
+.PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
 	train-model
 
 # Create the environment (once, and again when pyproject.toml changes).
@@ -37,6 +37,7 @@ unit: $(STAMP)
 nbval: $(STAMP)
 	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope notebooks $(NBVAL)
 
+## Only the linter (ruff) on helpers, tests, tools and notebooks
 lint: $(STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
 
@@ -46,7 +47,7 @@ notebooks: $(STAMP)
 	$(BIN)/python tools/run_notebooks.py $(NB)
 	$(BIN)/python tools/claims.py
 
-## Rewrite docs/CLAIMS.md, the ledger of seed claims and the cells that check them
+## Rewrite docs/CLAIMS.md, the ledger of the source posts' claims and the cells that check them
 claims: $(STAMP)
 	$(BIN)/python tools/claims.py
 
@@ -76,5 +77,15 @@ slides: $(STAMP)
 train-model: $(STAMP)
 	$(BIN)/python tools/train_fact_model.py
 
+## Remove what builds leave behind (build/, dist/, slides/, caches)
 clean:
 	rm -rf build dist *.egg-info .pytest_cache slides
+
+## List the targets and what each does
+help:
+	@echo "Inside the Transformer MLP: \`make lab\` opens the course, \`make test\` runs every test."
+	@echo "(\`make\` alone creates the environment, .venv.)"
+	@echo
+	@awk '/^## /{doc = substr($$0, 4); next} \
+	      /^[a-z][a-z-]*:/ && doc {sub(/:.*/, "", $$1); printf "  make %-15s %s\n", $$1, doc} \
+	      {doc = ""}' $(firstword $(MAKEFILE_LIST))
