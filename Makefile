@@ -6,8 +6,12 @@ STAMP := $(VENV)/.installed
 # Stored outputs and nbval both use the CPU (COURSE_DEVICE=cpu), so they match everywhere.
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 JOBS ?= 2
+# The venv's Python, or the machine's where there is no venv (a GPU machine with the course
+# installed from a wheel and no package index): for targets that need no install.
+RUN_PYTHON = $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 
-.PHONY: lab test unit nbval lint notebooks sync claims bench slides clean train-model
+.PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
+	train-model
 
 # Create the environment (once, and again when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -33,6 +37,7 @@ unit: $(STAMP)
 nbval: $(STAMP)
 	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope notebooks $(NBVAL)
 
+## Only the linter (ruff) on helpers, tests, tools and notebooks
 lint: $(STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
 
@@ -50,9 +55,19 @@ claims: $(STAMP)
 sync: $(STAMP)
 	$(BIN)/python tools/sync_notebooks.py
 
-## Benchmarks: ratios from one run
+## Benchmarks: ratios from one run, demo redraws, the time to re-execute every notebook
 bench: $(STAMP)
-	$(BIN)/python -m helpers.bench
+	$(BIN)/python tools/bench_all.py
+
+## On a CUDA GPU: every notebook (asserts only) and the benchmark there; report in build/gpu-check/
+gpu-check:
+	@$(RUN_PYTHON) tools/gpu_check.py
+
+## Build the sdist and wheel into dist/ and run the Colab simulation on that wheel (before a release)
+release-check: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build -q --outdir dist .
+	$(BIN)/python tools/colab_check.py dist/*.whl
 
 ## One reveal.js deck per notebook in slides/, opening from disk with no network (npm fetches reveal.js and MathJax once)
 slides: $(STAMP)
@@ -62,5 +77,15 @@ slides: $(STAMP)
 train-model: $(STAMP)
 	$(BIN)/python tools/train_fact_model.py
 
+## Remove what builds leave behind (build/, dist/, slides/, caches)
 clean:
 	rm -rf build dist *.egg-info .pytest_cache slides
+
+## List the targets and what each does
+help:
+	@echo "Inside the Transformer MLP: \`make lab\` opens the course, \`make test\` runs every test."
+	@echo "(\`make\` alone creates the environment, .venv.)"
+	@echo
+	@awk '/^## /{doc = substr($$0, 4); next} \
+	      /^[a-z][a-z-]*:/ && doc {sub(/:.*/, "", $$1); printf "  make %-15s %s\n", $$1, doc} \
+	      {doc = ""}' $(firstword $(MAKEFILE_LIST))

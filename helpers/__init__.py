@@ -6,6 +6,8 @@ so `import helpers` is quick and `helpers.activations.gelu` just works.
 
 import importlib
 
+# The one definition of the version: pyproject.toml reads it, and every notebook's setup cell
+# checks it (tools/sync_notebooks.py writes it there).
 __version__ = "0.1.0"
 
 _SUBMODULES = {

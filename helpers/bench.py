@@ -1,36 +1,30 @@
 """The course's benchmark: ratios a reader can trust, from one run.
 
-    python -m helpers.bench                  # everything (notebooks take minutes)
-    python -m helpers.bench --no-notebooks   # skip re-executing the notebooks
+    python -m helpers.bench                  # the CPU, then the GPU if there is one, and the demos
     python -m helpers.bench --smoke          # tiny sizes: checks that every row prints
     python -m helpers.bench --threads 1      # fix torch's thread count (a busy machine)
 
 Compared variants run interleaved (A, B, B, A, ...) so that a slow moment of
 the machine hits both; times are medians over rounds, and each ratio is the
 median of the per-round ratios (the two samples of a round are moments apart).
-It prints a markdown table, the one in docs/BENCHMARKS.md.
+It prints a markdown table; `make bench` adds the time to re-execute every
+notebook (tools/bench_all.py), which gives the table in docs/BENCHMARKS.md.
 """
 
 import argparse
 import os
 import platform
-import shutil
 import statistics
-import sys
-import tempfile
-import time
 from functools import partial
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-from helpers import activations, bandwidth, demos, gated
+from helpers import bandwidth, demos, gated
 from helpers.device import gpu_or_none, half_dtype
 from helpers.ffn import FFN
 from helpers.timing import benchmark, format_seconds
 
-ROOT = Path(__file__).resolve().parent.parent
 SIZES = {  # (d_model, d_ff) of the FFN, (d_model, d_ff) of the decode check, rounds, min_time
     "full": {"ffn": (768, 3072), "decode": (1024, 4096), "rounds": 21, "min_time": 0.05},
     "smoke": {"ffn": (32, 128), "decode": (64, 256), "rounds": 2, "min_time": 0.0},
@@ -79,19 +73,10 @@ def plain_ffn(ffn):
     return lambda x: F.linear(F.gelu(F.linear(x, W1, b1)), W2, b2)
 
 
-def fused_gate_up(mlp):
-    """mlp's computation with gate_proj and up_proj as one matrix: one GEMM instead of two."""
-    fuse = getattr(gated, "fuse_gate_up", None)  # helpers.gated's fused module, where it exists
-    if fuse is not None:
-        return fuse(mlp)
-    W_gate_up = torch.cat([mlp.gate_proj.weight, mlp.up_proj.weight]).detach()  # (2 d_ff, d_model)
-    act = activations.get(mlp.activation)
-
-    def forward(x):
-        g, u = F.linear(x, W_gate_up).split(mlp.d_ff, dim=-1)
-        return mlp.down_proj(act(g) * u)
-
-    return forward
+def where(device, dtype):
+    """A row's device and dtype: 'cpu' for float32, else e.g. 'cuda, bfloat16'."""
+    name = str(torch.device(device))
+    return name if dtype == torch.float32 else f"{name}, {str(dtype).removeprefix('torch.')}"
 
 
 def row(what, measured, target="report", ok=None):
@@ -103,18 +88,19 @@ def row(what, measured, target="report", ok=None):
 def ffn_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
     ffn = FFN(d_model, d_ff).to(device=device, dtype=dtype).eval()
     plain = plain_ffn(ffn)
+    at = where(device, dtype)
     rows = []
     for T in (1, 64, 512):
         x = torch.randn(T, d_model, device=device, dtype=dtype)
         t, ratios = compare({"helpers": partial(ffn, x), "plain": partial(plain, x)},
                             rounds, min_time, device)
-        rows.append(row(f"FFN {d_model}->{d_ff} T={T} ({device}): helpers / torch.nn.functional",
+        rows.append(row(f"FFN {d_model}->{d_ff} T={T} ({at}): helpers / torch.nn.functional",
                         f"{spread(ratios)}; {format_seconds(t['helpers'])} vs "
                         f"{format_seconds(t['plain'])}",
                         "<= 1.05", statistics.median(ratios) <= 1.05))
     # The same function against itself: how far from 1.000 this machine's noise moves a ratio.
     _, control = compare({"a": partial(plain, x), "b": partial(plain, x)}, rounds, min_time, device)
-    rows.append(row(f"control: plain FFN T=512 ({device}) / itself (the noise floor)",
+    rows.append(row(f"control: plain FFN T=512 ({at}) / itself (the noise floor)",
                     spread(control), "1.000"))
     return rows
 
@@ -123,7 +109,8 @@ def ffn_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
 def fused_rows(d_model, rounds, min_time, device, dtype=torch.float32):
     torch.manual_seed(0)
     mlp = gated.GatedMLP(d_model, gated.llama_d_ff(d_model)).to(device=device, dtype=dtype).eval()
-    fused = fused_gate_up(mlp)
+    fused = gated.fuse_gate_up(mlp)  # gate_proj and up_proj as one matrix: one GEMM
+    at = where(device, dtype)
     rows = []
     for T in (1, 64):
         x = torch.randn(T, d_model, device=device, dtype=dtype)
@@ -132,7 +119,7 @@ def fused_rows(d_model, rounds, min_time, device, dtype=torch.float32):
                             rounds, min_time, device)
         ratio = statistics.median(ratios)
         on_cpu = torch.device(device).type == "cpu"
-        rows.append(row(f"SwiGLU {d_model}->{mlp.d_ff} T={T} ({device}): fused / separate gate, up",
+        rows.append(row(f"SwiGLU {d_model}->{mlp.d_ff} T={T} ({at}): fused / separate gate, up",
                         f"{spread(ratios)}; {format_seconds(t['fused'])} vs "
                         f"{format_seconds(t['separate'])}",
                         "<= 1.02" if on_cpu else "report", ratio <= 1.02 if on_cpu else None))
@@ -155,9 +142,9 @@ def decode_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
     # bandwidth ratio ffn / other = time ratio other / ffn, paired round by round
     of_matvec, of_stream = (sorted(o / f for o, f in zip(samples[other], samples["ffn"], strict=True))
                             for other in ("matvec", "stream"))
-    mib = n_bytes / 2**20
+    mib, at = n_bytes / 2**20, where(device, dtype)
     return [
-        row(f"decode FFN {d_model}->{d_ff} ({mib:g} MiB, {device}) GB/s", f"{gbs['ffn']:.1f} GB/s"),
+        row(f"decode FFN {d_model}->{d_ff} ({mib:g} MiB, {at}) GB/s", f"{gbs['ffn']:.1f} GB/s"),
         row(f"plain matvec ({mib:g} MiB) GB/s", f"{gbs['matvec']:.1f} GB/s"),
         row(f"streaming read, sum ({mib:g} MiB) GB/s", f"{gbs['stream']:.1f} GB/s"),
         row("decode FFN bandwidth / matvec bandwidth", spread(of_matvec), ">= 0.9",
@@ -169,14 +156,8 @@ def decode_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
 def demo_rows(repeat):
     """Seconds each notebook's demo takes to redraw (render + PNG), median of `repeat`."""
     rows = []
-    for name, module in demos.DEMOS.items():
-        try:
-            demo_module = demos.load(name)
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
-            rows.append(row(f"demo redraw {name}", f"skipped: {module} does not exist yet"))
-            continue
+    for name in demos.DEMOS:
+        demo_module = demos.load(name)
         try:
             demo = demo_module.make()
             demo.redraw_seconds(**demo_module.SAMPLE)  # the first draw loads fonts and caches
@@ -188,34 +169,6 @@ def demo_rows(repeat):
             continue
         rows.append(row(f"demo redraw {name}", format_seconds(seconds), "<= 150 ms",
                         seconds <= 0.150))
-    return rows
-
-
-def notebook_rows():
-    """Re-execute every notebook (a copy, so stored outputs stay) with tools/run_notebooks.py."""
-    tools = ROOT / "tools"
-    if not (tools / "run_notebooks.py").exists():
-        return [row("re-execute all notebooks", "skipped: no tools/run_notebooks.py here")]
-    sys.path.insert(0, str(tools))
-    import run_notebooks
-
-    os.environ["COURSE_DEVICE"] = "cpu"
-    rows, total = [], 0.0
-    with tempfile.TemporaryDirectory() as tmp:
-        for path in run_notebooks.select([]):
-            copy = Path(shutil.copy(path, tmp))
-            start = time.perf_counter()
-            try:
-                run_notebooks.execute(copy)
-            except Exception as err:  # report the failure, go on with the others
-                rows.append(row(f"execute {path.stem}", f"failed: {type(err).__name__}",
-                                "< 60 s", False))
-                continue
-            seconds = time.perf_counter() - start
-            total += seconds
-            rows.append(row(f"execute {path.stem}", format_seconds(seconds), "< 60 s",
-                            seconds < 60))
-    rows.append(row("re-execute all notebooks (total)", format_seconds(total)))
     return rows
 
 
@@ -242,17 +195,29 @@ def table(rows):
     return "\n".join(lines)
 
 
-def run(smoke=False, notebooks=True, rounds=None, out=print):
-    """Run every benchmark and print the table row by row; return the rows."""
+def run(smoke=False, rounds=None, threads=None, device=None, more=(), out=print):
+    """Run the benchmark, printing the table row by row; return the rows.
+
+    device: where the timed rows run (default: the CPU, then the GPU if there is one), in
+    float32 on the CPU and in the GPU's 16-bit dtype on a GPU. more: functions that return
+    further rows, run last (tools/bench_all.py adds the notebooks).
+    """
     import matplotlib
 
     matplotlib.use("Agg")  # demos draw off-screen
     from helpers import plots
 
     plots.use_course_style()
+    if threads:
+        torch.set_num_threads(threads)
     torch.manual_seed(0)
     size = SIZES["smoke" if smoke else "full"]
     rounds, min_time = rounds or size["rounds"], size["min_time"]
+    gpu = gpu_or_none()
+    if device is not None:
+        devices = [torch.device(device)]
+    else:
+        devices = [torch.device("cpu")] + ([gpu] if gpu is not None else [])
     out(f"Machine: {machine()}")
     out("")
     out(table([]))
@@ -263,37 +228,34 @@ def run(smoke=False, notebooks=True, rounds=None, out=print):
             out(table([r]).splitlines()[-1])
         rows.extend(new_rows)
 
-    emit(ffn_rows(*size["ffn"], rounds, min_time, "cpu"))
-    emit(fused_rows(size["ffn"][0], rounds, min_time, "cpu"))
-    emit(decode_rows(*size["decode"], rounds, min_time, "cpu"))
-    gpu = gpu_or_none()
-    if gpu is not None:
-        half = half_dtype(gpu)
-        emit(fused_rows(size["ffn"][0], rounds, min_time, gpu, half))
-        emit(decode_rows(*size["decode"], rounds, min_time, gpu, half))
-    else:
+    for dev in devices:
+        dtype = torch.float32 if dev.type == "cpu" else half_dtype(dev)
+        emit(ffn_rows(*size["ffn"], rounds, min_time, dev, dtype))
+        emit(fused_rows(size["ffn"][0], rounds, min_time, dev, dtype))
+        emit(decode_rows(*size["decode"], rounds, min_time, dev, dtype))
+    if device is None and gpu is None:
         emit([row("GPU rows", "skipped: no GPU on this machine")])
     emit(demo_rows(repeat=1 if smoke else 5))
-    if notebooks and not smoke:
-        emit(notebook_rows())
-    else:
-        emit([row("re-execute all notebooks", "skipped (--no-notebooks or --smoke)")])
+    for more_rows in more:
+        emit(more_rows())
     missed = [r for r in rows if r[3] == "MISSED"]
     out("")
     out(f"{len(rows)} rows, {len(missed)} missed their target.")
     return rows
 
 
+def parser():
+    """The command line of `python -m helpers.bench` (tools/bench_all.py adds to it)."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--smoke", action="store_true", help="tiny sizes, one quick pass")
+    p.add_argument("--rounds", type=int, help="interleaved rounds per comparison (default 21)")
+    p.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
+    return p
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes, one quick pass")
-    parser.add_argument("--no-notebooks", action="store_true", help="skip re-executing notebooks")
-    parser.add_argument("--rounds", type=int, help="interleaved rounds per comparison (default 21)")
-    parser.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    run(smoke=args.smoke, notebooks=not args.no_notebooks, rounds=args.rounds)
+    args = parser().parse_args(argv)
+    run(smoke=args.smoke, rounds=args.rounds, threads=args.threads)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,28 @@
-"""helpers.bench: the interleaved timer and a smoke run that prints every row (no timing asserts)."""
+"""helpers.bench and tools/bench_all.py (`make bench`): the interleaved timer, the notebook rows,
+and a smoke run that prints every row (no timing asserts)."""
 
 import time
+from pathlib import Path
 
 import torch
 
-from helpers import bench, demos
+import bench_all
+from helpers import bench, demos, timing
 
 
-def test_interleaved_alternates_order_and_takes_one_sample_per_round():
-    calls = []
+def test_interleaved_alternates_order_and_takes_one_sample_per_round(monkeypatch):
+    calls, timed = [], []
     variants = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+
+    def fake_benchmark(fn, **kwargs):
+        fn()
+        timed.append(calls[-1])
+        return timing.Timing(1.0, 1.0, 1.0, 1)
+
+    monkeypatch.setattr(bench, "benchmark", fake_benchmark)
     samples = bench.interleaved(variants, rounds=4)
-    assert calls == ["a", "b"] + ["a", "b", "b", "a", "a", "b", "b", "a"]  # warm-up, then rounds
+    assert calls[:2] == ["a", "b"]  # every variant warmed up before any is timed
+    assert timed == ["a", "b", "b", "a", "a", "b", "b", "a"]
     assert [len(s) for s in samples.values()] == [4, 4]
 
 
@@ -33,22 +44,32 @@ def test_spread_gives_the_median_and_quartiles():
     assert bench.spread([1.0, 1.0, 2.0, 2.0, 3.0]) == "2.000 (quartiles 1.000-2.500)"
 
 
-def test_fused_gate_up_computes_the_same_mlp():
-    torch.manual_seed(0)
-    mlp = bench.gated.GatedMLP(16, 48)
-    x = torch.randn(3, 16)
-    torch.testing.assert_close(bench.fused_gate_up(mlp)(x), mlp(x))
-
-
 def test_plain_ffn_matches_the_module():
     ffn = bench.FFN(16, 64)
     x = torch.randn(5, 16)
     torch.testing.assert_close(bench.plain_ffn(ffn)(x), ffn(x))
 
 
-def test_smoke_run_prints_every_row():
-    lines = []
-    rows = bench.run(smoke=True, out=lines.append)
+def test_where_names_the_dtype_only_when_it_is_not_float32():
+    assert bench.where("cpu", torch.float32) == "cpu"
+    assert bench.where("cuda", torch.bfloat16) == "cuda, bfloat16"
+
+
+def test_notebook_rows_report_time_failure_and_total():
+    results = [(Path("01_a.ipynb"), 2.0, None), (Path("02_b.ipynb"), 99.0, None),
+               (Path("03_c.ipynb"), 1.0, "AssertionError: largest difference 0.5")]
+    rows = bench_all.notebook_rows(results)
+    assert rows == [
+        ("execute 01_a", "2.00 s", "< 60 s", "ok"),
+        ("execute 02_b", "99.00 s", "< 60 s", "MISSED"),
+        ("execute 03_c", "failed: AssertionError: largest difference 0.5", "< 60 s", "MISSED"),
+        ("re-execute all notebooks (total)", "101.00 s", "report", ""),
+    ]
+
+
+def test_smoke_run_prints_every_row(capsys):
+    bench_all.main(["--smoke"])
+    lines = capsys.readouterr().out.splitlines()
     text = "\n".join(lines)
     assert text.startswith("Machine: ") and "torch " in lines[0]
     for T in (1, 64, 512):
@@ -57,10 +78,11 @@ def test_smoke_run_prints_every_row():
         assert f"T={T} (cpu): fused / separate gate, up" in text
     for what in ("decode FFN bandwidth / matvec bandwidth",
                  "decode FFN bandwidth / streaming read bandwidth",
-                 "re-execute all notebooks"):
+                 "| re-execute all notebooks | skipped (--no-notebooks or --smoke) |"):
         assert what in text
     for name in demos.DEMOS:
         assert f"demo redraw {name}" in text
-    printed = [line for line in text.splitlines() if line.startswith("| ")]
-    assert len(printed) == 1 + len(rows)  # the header, then one line per row
-    assert f"{len(rows)} rows" in lines[-1]
+    printed = [line for line in lines if line.startswith("| ")]
+    n_rows = int(lines[-1].split()[0])
+    assert len(printed) == 1 + n_rows  # the header, then one line per row
+    assert lines[-1] == f"{n_rows} rows, {text.count('| MISSED |')} missed their target."

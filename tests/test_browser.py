@@ -16,9 +16,10 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
+
+from course_paths import NOTEBOOK_DIR, notebook_paths
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -27,12 +28,10 @@ except ImportError:  # the tests skip (or fail in CI) in chromium.launch()
 
 import chromium
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-from sync_notebooks import BADGE_IMAGE  # noqa: E402  (the Colab badge: the one remote image)
+from sync_notebooks import BADGE_IMAGE  # the Colab badge: the one remote image
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-LAB_SETTINGS = ROOT / "tools" / "lab_settings"  # what `make lab` gives JupyterLab (RISE's theme)
+NOTEBOOKS = notebook_paths()
+LAB_SETTINGS = NOTEBOOK_DIR.parent / "tools" / "lab_settings"  # what `make lab` gives JupyterLab
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
@@ -50,7 +49,7 @@ def free_port():
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, browser):  # a browser first: the tests skip before a server starts
     root = tmp_path_factory.mktemp("lab")
-    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    shutil.copytree(NOTEBOOK_DIR, root / "notebooks")
     for path in (root / "notebooks").glob("*.ipynb"):
         # Show the collapsed solutions, so that every code cell shows its prompt once it ran.
         nb = json.loads(path.read_text())

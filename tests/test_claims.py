@@ -1,27 +1,23 @@
 """The claims ledger is current and every claim of the source posts still has a checking cell."""
 
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import claims  # noqa: E402
+import claims
+from course_paths import NOTEBOOK_DIR, notebook_paths
 
 
 def test_every_claim_has_a_checking_cell():
-    missing = [c.text for c, hits in claims.ledger(claims.notebook_paths()) if not hits]
+    missing = [c.text for c, hits in claims.ledger(notebook_paths()) if not hits]
     assert not missing, f"claims no notebook checks any more: {missing}"
 
 
 def test_ledger_file_is_current():
-    expected = claims.render(claims.ledger(claims.notebook_paths()))
+    expected = claims.render(claims.ledger(notebook_paths()))
     assert claims.LEDGER.read_text() == expected, "run `python tools/claims.py`"
 
 
 def test_a_removed_check_is_noticed(tmp_path):
     import nbformat
 
-    nb = nbformat.read(ROOT / "notebooks" / "01_matrix_multiply.ipynb", as_version=4)
+    nb = nbformat.read(NOTEBOOK_DIR / "01_matrix_multiply.ipynb", as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.source = cell.source.replace("assert ", "print(")  # no cell asserts any more

@@ -1,14 +1,11 @@
 """The README and the guides describe the notebooks that exist."""
 
 import re
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import sync_notebooks  # noqa: E402
+import sync_notebooks
+from course_paths import ROOT, notebook_paths
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = notebook_paths()
 
 
 def test_readme_lists_every_notebook_with_a_colab_badge():

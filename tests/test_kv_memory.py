@@ -1,17 +1,12 @@
 """Notebook 12's fact set, model, shipped weights and training script."""
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
+import train_fact_model
 from helpers import data, facts, kv_memory
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import train_fact_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")

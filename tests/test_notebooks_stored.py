@@ -1,19 +1,15 @@
 """Every stored notebook: executed in order, clean, and built like the others."""
 
 import re
-import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
+import sync_notebooks
+from course_paths import notebook_paths
 from helpers import demos
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import sync_notebooks  # noqa: E402
-
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = notebook_paths()
 IDS = [p.stem for p in NOTEBOOKS]
 
 

@@ -4,16 +4,12 @@ import re
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
-
+import helpers
+from course_paths import ROOT
+from course_paths import project as pyproject
 from helpers import data
 
-ROOT = Path(__file__).resolve().parent.parent
 CONDA_NAMES = {"torch": "pytorch", "build": "python-build"}
 COLAB = {"torch": "2.11", "numpy": "2.1.3", "scipy": "1.16", "matplotlib": "3.10",
          "ipywidgets": "7.7.1", "tqdm": "4.67"}
@@ -22,11 +18,6 @@ COLAB = {"torch": "2.11", "numpy": "2.1.3", "scipy": "1.16", "matplotlib": "3.10
 def requirement(spec):
     name, bound = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*>=\s*([0-9.]+)", spec.strip()).groups()
     return name.lower(), bound
-
-
-def pyproject():
-    with open(ROOT / "pyproject.toml", "rb") as f:
-        return tomllib.load(f)["project"]
 
 
 def test_dependencies_have_lower_bounds_only():
@@ -71,7 +62,16 @@ def test_wheel_ships_the_package_and_the_data(tmp_path):
         check=True, capture_output=True,
     )
     (wheel,) = tmp_path.glob("*.whl")
+    assert wheel.name.startswith(f"inside_transformer_mlp-{helpers.__version__}-"), wheel.name
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "helpers/ffn.py" in names
     for name in data.list_data():
         assert f"helpers/_data/{name}" in names, name
+
+
+def test_helpers_is_self_contained():
+    """What learners install never edits sys.path or reaches into the repository's tools/."""
+    for path in sorted((ROOT / "helpers").rglob("*.py")):
+        text = path.read_text()
+        assert "sys.path" not in text, f"{path.relative_to(ROOT)} edits sys.path"
+        assert not re.search(r"^\s*(import|from) (tools|run_notebooks|course_paths)\b", text, re.M), path

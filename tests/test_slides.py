@@ -1,19 +1,16 @@
 """Every notebook builds into a reveal.js deck with one slide per slide-marked cell, loading
 no script, style sheet or font from the network (tools/build_slides.py, what `make slides` runs)."""
 
-import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import nbformat
 import pytest
 from nbconvert import SlidesExporter
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import build_slides  # noqa: E402
+import build_slides
+from course_paths import notebook_paths
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = notebook_paths()
 
 
 class SlideCounter(HTMLParser):

@@ -9,19 +9,16 @@ a missing Chromium (required in CI).
 """
 
 import re
-import sys
-from pathlib import Path
 
 import chromium
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
-import build_slides  # noqa: E402
-from sync_notebooks import BADGE_IMAGE  # noqa: E402  (the Colab badge: the one remote image)
+import build_slides
+from course_paths import NOTEBOOK_DIR
+from sync_notebooks import BADGE_IMAGE  # the Colab badge: the one remote image
 
-NOTEBOOK = ROOT / "notebooks" / "12_kv_memory_editing.ipynb"  # the one notebook with formulas
+NOTEBOOK = NOTEBOOK_DIR / "12_kv_memory_editing.ipynb"  # the one notebook with formulas
 REVEAL = f"require('{build_slides.URLS['reveal_url_prefix']}/dist/reveal.js')"  # its API, via require.js
 
 

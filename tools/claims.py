@@ -10,11 +10,11 @@ all of the claim's patterns. This script scans the notebooks and writes docs/CLA
 import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+from course_paths import ROOT, notebook_paths
+
 LEDGER = ROOT / "docs" / "CLAIMS.md"
 # The source posts, in course order: source post 1 is file 000 in ../shared/seeds, post 2 is
 # 002, post 3 is 003 (Korean blog posts; titles are their first lines).
@@ -179,10 +179,6 @@ def render(rows):
         where = ", ".join(f"[{n}](../notebooks/{n}) cell [{c}]" for n, c in hits) or "**not checked**"
         lines.append(f"| {claim.post} | {claim.text} | {where} |")
     return "\n".join(lines) + "\n"
-
-
-def notebook_paths():
-    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
 def main(argv):

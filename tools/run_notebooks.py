@@ -4,34 +4,35 @@
     python tools/run_notebooks.py 01 03           # notebooks whose name starts with 01 or 03
 
 Stored outputs come from a CPU run (COURSE_DEVICE=cpu) so that they are the
-same on every machine that checks them.
+same on every machine that checks them. `timed_copies` runs copies instead
+(the stored outputs stay): `make bench` and `make gpu-check` time notebooks with it.
 """
 
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
+from course_paths import notebook_paths
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
 def select(prefixes):
-    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-    if prefixes:
-        paths = [p for p in paths if any(p.name.startswith(x) for x in prefixes)]
+    """The notebooks whose names start with one of `prefixes` (all of them if none)."""
+    paths = notebook_paths(prefixes)
     if not paths:
         raise SystemExit(f"no notebook matches {prefixes}")
     return paths
 
 
-KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-
-
-def execute(path):
+def execute(path, device="cpu"):
+    """Run the notebook at `path` in a fresh kernel with COURSE_DEVICE=device; store its outputs."""
     nb = nbformat.read(path, as_version=4)
     nb.metadata.pop("jupytext", None)
     nb.metadata.pop("widgets", None)  # stored afresh below
@@ -49,19 +50,39 @@ def execute(path):
         # The demos' controls are saved with the notebook, so that JupyterLab and nbviewer
         # show them (and the first figure) before anything runs.
         store_widget_state=True,
-        resources={"metadata": {"path": str(NOTEBOOKS)}},
+        resources={"metadata": {"path": str(Path(path).parent)}},
     )
-    client.execute()
+    client.execute(env={**os.environ, "COURSE_DEVICE": device})
     nbformat.write(nb, path)
 
 
+def failure(err):
+    """One line for a failed run: the cell's exception, not nbclient's whole report."""
+    if hasattr(err, "ename"):  # nbclient's CellExecutionError
+        return f"{err.ename}: {err.evalue}".strip()
+    return f"{type(err).__name__}: {err}".splitlines()[0]
+
+
+def timed_copies(paths, device="cpu"):
+    """Execute a copy of each notebook; yield (path, seconds, None or the failure in one line)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in paths:
+            copy = Path(shutil.copy(path, tmp))
+            start = time.perf_counter()
+            try:
+                execute(copy, device)
+                error = None
+            except Exception as err:  # report the failure, go on with the others
+                error = failure(err)
+            yield path, time.perf_counter() - start, error
+
+
 def main(argv):
-    os.environ["COURSE_DEVICE"] = "cpu"
     os.environ.setdefault("PYTHONHASHSEED", "0")
     total = 0.0
     for path in select(argv):
         start = time.perf_counter()
-        execute(path)
+        execute(path, device="cpu")
         seconds = time.perf_counter() - start
         total += seconds
         print(f"{path.name}: executed in {seconds:.1f} s", flush=True)

@@ -1,7 +1,8 @@
 """Write the Open-in-Colab badge and the shared setup cell into every notebook.
 
-The repository URL is defined once, in pyproject.toml's [project.urls]; this
-script derives the badge links and the Colab install line from it.
+The repository URL and the package name come from pyproject.toml, the version from
+helpers/__init__.py (its only definition); this script writes them into the badge
+links and into the setup cell, which installs exactly that version in Colab.
 
     python tools/sync_notebooks.py          # rewrite notebooks in place
     python tools/sync_notebooks.py --check  # exit 1 if any notebook is out of date
@@ -9,30 +10,60 @@ script derives the badge links and the Colab install line from it.
 
 import re
 import sys
-from pathlib import Path
+from string import Template
 
 import nbformat
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
+from course_paths import notebook_paths, project, repo_url, version
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 BADGE_RE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)")
 SETUP_TAG = "setup"
+# What a learner reads first. In Colab: pip install the notebook's version from PyPI, else
+# from its git tag. Everywhere: stop with two sentences (what went wrong, what to do) when
+# the course package is missing or another version. SetupError's _render_traceback_ makes
+# Jupyter and Colab show those sentences instead of a traceback.
+SETUP_CELL = Template('''\
+# Setup (the same in every notebook). In Colab it installs the course package first.
+import subprocess
+import sys
+
+VERSION = "$version"  # the course package version this notebook was checked with
+PACKAGE = "$package"
+REPO = "$repo"
 
 
-def project():
-    with open(ROOT / "pyproject.toml", "rb") as f:
-        return tomllib.load(f)["project"]
+class SetupError(Exception):
+    def _render_traceback_(self):  # Jupyter shows these lines instead of a traceback
+        return str(self).splitlines()
 
 
-def repo_url():
-    """https://github.com/OWNER/REPO, from [project.urls] Repository."""
-    return project()["urls"]["Repository"].rstrip("/")
+def pip_install(spec):
+    """True if pip installed `spec` (its own output stays hidden)."""
+    pip = [sys.executable, "-m", "pip", "install", "-q", spec]
+    return subprocess.run(pip, capture_output=True).returncode == 0
+
+
+if "google.colab" in sys.modules and not pip_install(f"{PACKAGE}=={VERSION}"):
+    if not pip_install(f"{PACKAGE} @ git+{REPO}@v{VERSION}"):  # the release's git tag
+        raise SetupError(
+            f"Could not install {PACKAGE} {VERSION} from PyPI or from {REPO}.\\n"
+            "Check that the runtime is online, then run this cell again."
+        )
+
+try:
+    import helpers
+except ModuleNotFoundError:
+    helpers = None
+found = getattr(helpers, "__version__", "none")
+if found != VERSION:
+    raise SetupError(
+        f"This notebook needs the course package {VERSION}; this kernel has {found}.\\n"
+        f"Run `pip install {PACKAGE}=={VERSION}` (in a clone of the course:"
+        " `pip install -e .`), then restart the kernel."
+    )
+
+device = helpers.setup_notebook()''')
 
 
 def badge(notebook_name):
@@ -44,24 +75,7 @@ def badge(notebook_name):
 
 def setup_cell_source():
     """The setup cell, identical in every notebook."""
-    spec = f"{project()['name']} @ git+{repo_url()}"
-    return (
-        "# Setup (the same in every notebook). In Colab it installs the course package first.\n"
-        "import sys\n"
-        "\n"
-        'if "google.colab" in sys.modules:\n'
-        "    import subprocess\n"
-        "\n"
-        f'    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "{spec}"], check=True)\n'
-        "\n"
-        "import helpers\n"
-        "\n"
-        "device = helpers.setup_notebook()"
-    )
-
-
-def notebook_paths():
-    return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    return SETUP_CELL.substitute(version=version(), package=project()["name"], repo=repo_url())
 
 
 def sync(nb, name):
