@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from helpers.attention import CausalSelfAttention
+from helpers.attention import CausalSelfAttention, causal_mask
 from helpers.block import Block, ParallelBlock, RMSNorm
 from helpers.gated import GatedMLP, llama_d_ff
 
@@ -16,10 +16,30 @@ def test_attention_matches_torch_sdpa():
     q, k, v = (t.view(2, 6, 4, 8).transpose(1, 2) for t in (q, k, v))
     y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
     expected = attn.c_proj(y.transpose(1, 2).reshape(2, 6, 32))
+    seen = []
+    hook = attn.softmax.register_forward_hook(lambda module, inputs, output: seen.append(output))
     torch.testing.assert_close(attn(x), expected)
-    w = attn.last_weights
+    hook.remove()
+    (w,) = seen                                   # the weights, read by a hook: (B, n_head, T, T)
     torch.testing.assert_close(w.sum(-1), torch.ones(2, 4, 6, dtype=torch.float64))
     assert torch.all(w.triu(1) == 0)
+    assert not hasattr(attn, "last_weights")      # no state kept between calls
+    torch.testing.assert_close(w @ v, y)          # the same weights SDPA used
+
+
+def test_causal_mask_and_window():
+    assert torch.equal(causal_mask(4), torch.ones(4, 4, dtype=torch.bool).tril())
+    assert torch.equal(causal_mask(5, window=2), torch.ones(5, 5, dtype=torch.bool).tril() & ~torch.ones(5, 5, dtype=torch.bool).tril(-2))
+    assert torch.equal(causal_mask(3, window=9), causal_mask(3))
+    assert causal_mask(6, window=1).sum() == 6                          # itself only
+    for bad in [lambda: causal_mask(0), lambda: causal_mask(4, window=0)]:
+        with pytest.raises(ValueError, match="must be a positive integer"):
+            bad()
+
+
+def test_attention_state_dict_keys_are_gpt2s():
+    keys = list(CausalSelfAttention(8, 2).state_dict())
+    assert keys == ["c_attn.weight", "c_attn.bias", "c_proj.weight", "c_proj.bias"]
 
 
 def test_gpt2_block_parameter_count():

@@ -106,6 +106,8 @@ CLAIMS = [
       (r"err_linear < 1e-10 and err_gelu > 0\.2",)),
     C(1, "07", 'position-wise: the MLP applies the same weights to each token, no information between positions',
       (r"moves_mlp, torch\.eye",)),
+    C(1, "07", "fixed vs dynamic: the MLP's weights are fixed at inference; attention's mixing weights are computed per input",
+      (r"weights_moved > 0\.1", r"changes\(mlp, X_other\)")),
     # notebook 08
     C(2, "08", "RMSNorm and the residual add work within one token's d components",
       (r"moved_tokens\(layer, x, j\) == \[j\]",)),
