@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from helpers.attention import CausalSelfAttention, causal_mask
-from helpers.block import Block, ParallelBlock, RMSNorm
+from helpers.block import Block, ParallelBlock, PostLNBlock, RMSNorm
 from helpers.gated import GatedMLP, llama_d_ff
 
 
@@ -100,3 +100,14 @@ def test_block_is_pre_ln_with_residuals():
     h = x + block.attn(block.ln_1(x))
     torch.testing.assert_close(block(x), h + block.mlp(block.ln_2(h)))
     assert [name for name, _ in block.named_children()] == ["ln_1", "attn", "ln_2", "mlp"]
+
+
+def test_post_ln_block_normalises_the_stream_after_each_add():
+    torch.manual_seed(0)
+    block = PostLNBlock(16, 2).double()
+    x = torch.randn(2, 5, 16, dtype=torch.float64)
+    h = block.ln_1(x + block.attn(x))
+    torch.testing.assert_close(block(x), block.ln_2(h + block.mlp(h)))
+    assert list(block.state_dict()) == list(Block(16, 2).state_dict())       # the same checkpoint keys
+    lengths = block(x).norm(dim=-1)                                          # LayerNorm's output: length sqrt(d)
+    torch.testing.assert_close(lengths, torch.full_like(lengths, 4.0), rtol=1e-4, atol=0)

@@ -117,8 +117,12 @@ CLAIMS = [
       (r"pre_ln_block\(x\), block\(x\)",)),
     C(1, "08", 'the parallel block (GPT-J, PaLM): x + attn(ln(x)) + mlp(ln(x))',
       (r"parallel_block\(x\), par\(x\)",)),
-    C(1, "08", 'sequential steps = number of blocks, not tokens',
+    C(1, "08", 'sequential steps = number of blocks, not tokens (training and prefill; generation adds one pass per new token)',
       (r"calls == \[n_tokens\]",)),
+    C(3, "08", "Attention -> Add & Norm -> FFN -> Add & Norm is the original post-LN order; GPT-2 normalises inside each branch (pre-LN)",
+      (r"post_ln_block\(x\), post\(x\)", r"pre_ln_block\(x\), block\(x\)")),
+    C(1, "08", "the residual adds an edit to the stream instead of rewriting it (each update under a third of the stream)",
+      (r"edit_ratio < 1 / 3",)),
     # notebook 09
     C(1, "09", "decode reads every weight once per token; about 2/3 of those bytes are the MLP's",
       (r"bytes_per_step", r"mlp_share - 2 / 3")),

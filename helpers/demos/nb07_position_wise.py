@@ -22,6 +22,7 @@ T, D_MODEL = 8, 16
 LAYERS = ("attention (causal)", "attention (no mask)", "MLP")
 SAMPLE = {"token": 6, "layer": "attention (no mask)"}
 UNUSED = "#eeeeee"   # a light grey: an input the output does not use
+MAP_X = 11           # where the map starts, right of the diagram
 
 
 def build_layers(seed=0):
@@ -51,37 +52,41 @@ def changes(layer, x):
 
 
 def draw(fig, token, layer, table):
-    """Left: lines from every input that moves output `token`. Right: the whole map, its row framed."""
+    """Left: lines into output `token` from every input that moves it. Right: the whole map, its row framed.
+
+    Both halves share one axes without ticks: an axes' tick machinery is the slow part of a redraw.
+    """
     C = table[layer].numpy()
-    i = token - 1
     colour = COLORS["attention" if "attention" in layer else "mlp"]
-    ax, ax_map = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1]})
-    used = C[i] > 1e-9
+    used = C[token - 1] > 1e-9
     inputs = [j + 1 for j in range(T) if used[j]]
-    lines = [[(j + 1, 0), (token, 1)] for j in range(T) if used[j]]
-    ax.add_collection(LineCollection(lines, colors=colour, linewidths=1 + 4 * C[i, used] / C[i].max()))
-    ax.scatter(range(1, T + 1), [0] * T, s=180, c=[colour if u else UNUSED for u in used],
-               edgecolors="black", zorder=3)
-    ax.scatter([token], [1], s=180, c=colour, edgecolors="black", zorder=3)
-    ax.set_yticks([0, 1], ["input", "output"])
-    ax.set_xticks(range(1, T + 1))
-    ax.set_xlim(0.5, T + 0.5)
-    ax.set_ylim(-0.3, 1.3)
-    ax.grid(False)
-    ax.set_xlabel("token position")
-    ax.set_ylabel("layer side")
+    ax = fig.add_subplot(1, 1, 1)
+    # the diagram: inputs at height 0, outputs at height 6, token t at x = t
+    lines = [[(j + 1, 0), (token, 6)] for j in range(T) if used[j]]
+    ax.add_collection(LineCollection(lines, colors=colour, linewidths=1 + 4 * C[token - 1, used] / C[token - 1].max()))
+    ax.scatter(list(range(1, T + 1)) + [token], [0] * T + [6], s=300, edgecolors="black", zorder=3,
+               c=[colour if u else UNUSED for u in used] + [colour])
+    for t in range(1, T + 1):
+        ax.text(t, 0, str(t), ha="center", va="center", zorder=4)
+    ax.text(token, 6, str(token), ha="center", va="center", zorder=4)
+    ax.text(0.4, 0, "input", ha="right", va="center")
+    ax.text(0.4, 6, "output", ha="right", va="center")
+    # the map: output i's row at height 7.5 - i, input j's column at x = MAP_X + j
+    ax.imshow(C > 1e-9, cmap=ListedColormap([UNUSED, colour]), vmin=0, vmax=1,
+              extent=(MAP_X + 0.5, MAP_X + T + 0.5, -0.5, T - 0.5))
+    ax.add_patch(Rectangle((MAP_X + 0.5, T - 0.5 - token), T, 1, fill=False, edgecolor="black", lw=2))
+    for t in range(1, T + 1):
+        ax.text(MAP_X + t, -0.9, str(t), ha="center", va="center")
+        ax.text(MAP_X + 0.1, T - t, str(t), ha="right", va="center")
+    ax.text(MAP_X + (T + 1) / 2, -1.6, "input token j", ha="center", va="center")
+    ax.text(MAP_X - 0.7, (T - 1) / 2, "output token i", ha="center", va="center", rotation=90)
+    ax.text(MAP_X + (T + 1) / 2, T, "every output (coloured: uses)", ha="center", va="center")
+    ax.set_xlim(-1.2, MAP_X + T + 0.7)
+    ax.set_ylim(-2.0, T + 0.4)
+    ax.set_aspect("equal")
+    ax.axis("off")
     ax.set_title(f"{layer}: output {token} uses inputs {inputs}")
-    # extent puts token t at coordinate t, so the ticks need no labels of their own
-    ax_map.imshow(C > 1e-9, cmap=ListedColormap([UNUSED, colour]), vmin=0, vmax=1,
-                  extent=(0.5, T + 0.5, T + 0.5, 0.5))
-    ax_map.add_patch(Rectangle((0.5, token - 0.5), T, 1, fill=False, edgecolor="black", lw=2))
-    ax_map.set_xticks(range(1, T + 1))
-    ax_map.set_yticks(range(1, T + 1))
-    ax_map.set_xlabel("input token j")
-    ax_map.set_ylabel("output token i")
-    ax_map.set_title("all outputs (coloured: uses)")
-    ax_map.grid(False)
-    fig.subplots_adjust(left=0.11, right=0.98, bottom=0.16, top=0.88, wspace=0.3)
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.9)
 
 
 def make():
@@ -93,4 +98,4 @@ def make():
         "layer": Dropdown(options=list(LAYERS), value=LAYERS[0], description="layer"),
     }
     return LiveFigure(lambda fig, token, layer: draw(fig, token, layer, table), controls,
-                      figsize=(8.4, 3.4), title="Which input tokens an output uses")
+                      figsize=(7.4, 3.5), title="Which input tokens an output uses")
