@@ -2,6 +2,8 @@
 
 c_attn projects x to Q, K, V in one matmul (d_model -> 3 * d_model); each head
 scores, masks, softmaxes and mixes V; c_proj maps the heads back to d_model.
+The softmax is a submodule, so a forward hook on `attn.softmax` reads the
+attention weights (B, n_head, T, T) without the module keeping any state.
 """
 
 import math
@@ -10,6 +12,17 @@ import torch
 from torch import nn
 
 from helpers import validate
+
+
+def causal_mask(T, window=None, device=None):
+    """(T, T) bool, True where query i may look at key j: j <= i, and j > i - window if a window is set."""
+    T = validate.positive_int(T, "T")
+    i = torch.arange(T, device=device)[:, None]   # query positions, down the rows
+    j = torch.arange(T, device=device)[None, :]   # key positions, along the columns
+    allowed = j <= i
+    if window is not None:
+        allowed &= j > i - validate.positive_int(window, "window")
+    return allowed
 
 
 class CausalSelfAttention(nn.Module):
@@ -24,7 +37,7 @@ class CausalSelfAttention(nn.Module):
         self.n_head = n_head
         self.c_attn = nn.Linear(d_model, 3 * d_model, bias=bias)  # Q, K, V fused
         self.c_proj = nn.Linear(d_model, d_model, bias=bias)      # W^O
-        self.last_weights = None  # (B, n_head, T, T) from the last forward, for plots
+        self.softmax = nn.Softmax(dim=-1)  # no parameters; a hook here sees the weights
 
     def forward(self, x):
         if not isinstance(x, torch.Tensor) or x.ndim != 3:
@@ -37,10 +50,8 @@ class CausalSelfAttention(nn.Module):
         hs = C // self.n_head
         q, k, v = (t.view(B, T, self.n_head, hs).transpose(1, 2) for t in (q, k, v))  # (B, nh, T, hs)
         scores = q @ k.transpose(-2, -1) / math.sqrt(hs)                              # (B, nh, T, T)
-        mask = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
-        scores = scores.masked_fill(~mask, float("-inf"))
-        weights = torch.softmax(scores, dim=-1)   # each row sums to 1: a weighted average
-        self.last_weights = weights.detach()
+        scores = scores.masked_fill(~causal_mask(T, device=x.device), float("-inf"))
+        weights = self.softmax(scores)   # each row sums to 1: a weighted average
         y = weights @ v                                                                # (B, nh, T, hs)
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.c_proj(y)

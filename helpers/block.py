@@ -1,7 +1,8 @@
-"""The Transformer block: norms, the pre-LN block of GPT-2, and the parallel block.
+"""The Transformer block: norms, the pre-LN block of GPT-2, the post-LN block, and the parallel block.
 
-    Block:          x = x + attn(ln_1(x));  x = x + mlp(ln_2(x))
-    ParallelBlock:  x = x + attn(ln(x)) + mlp(ln(x))     (GPT-J, PaLM)
+    Block:          x = x + attn(ln_1(x));  x = x + mlp(ln_2(x))     (GPT-2: norm inside each branch)
+    PostLNBlock:    x = ln_1(x + attn(x));  x = ln_2(x + mlp(x))     (the original Transformer: add, then norm)
+    ParallelBlock:  x = x + attn(ln(x)) + mlp(ln(x))                 (GPT-J, PaLM)
 """
 
 import torch
@@ -54,6 +55,15 @@ class Block(nn.Module):
     def forward(self, x):
         x = x + self.attn(self.ln_1(x))   # tokens talk to each other
         x = x + self.mlp(self.ln_2(x))    # each token is processed on its own
+        return x
+
+
+class PostLNBlock(Block):
+    """The original Transformer's order, Add & Norm after each sublayer; Block's parameters and names."""
+
+    def forward(self, x):
+        x = self.ln_1(x + self.attn(x))   # attention, add, then normalise the stream itself
+        x = self.ln_2(x + self.mlp(x))    # MLP, add, normalise again
         return x
 
 

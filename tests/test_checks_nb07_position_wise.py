@@ -1,16 +1,90 @@
-"""Notebook 07's exercise checks: accept the solutions, explain typical mistakes."""
+"""Notebook 07's checks accept a right answer and name typical mistakes."""
+
+import math
 
 import torch
+from torch import nn
 
 from helpers.checks import nb07_position_wise as checks
 
 
-def future(T):
-    return torch.ones(T, T, dtype=torch.bool).triu(1)
+def make_attention(scale="d_head", mask="causal", dim=-1, heads=True, project=True, bias=True,
+                   names=("c_attn", "c_proj"), mask_buffer=False):
+    class SelfAttention(nn.Module):
+        def __init__(self, d_model, n_head):
+            super().__init__()
+            self.n_head = n_head if heads else 1
+            setattr(self, names[0], nn.Linear(d_model, 3 * d_model, bias=bias))
+            setattr(self, names[1], nn.Linear(d_model, d_model, bias=bias))
+            if mask_buffer:   # nanoGPT's persistent "bias" buffer: an extra state_dict key
+                self.register_buffer("bias", torch.ones(8, 8).tril())
+
+        def forward(self, x):
+            B, T, C = x.shape
+            nh, hs = self.n_head, C // self.n_head
+            q, k, v = getattr(self, names[0])(x).split(C, dim=2)
+            q, k, v = (t.view(B, T, nh, hs).transpose(1, 2) for t in (q, k, v))
+            scores = q @ k.transpose(-2, -1)
+            if scale == "d_head":
+                scores = scores / math.sqrt(hs)
+            elif scale == "d_model":
+                scores = scores / math.sqrt(C)
+            future = torch.ones(T, T, dtype=torch.bool).triu(1)
+            if mask == "causal":
+                scores = scores.masked_fill(future, float("-inf"))
+            elif mask == "zero":
+                scores = scores.masked_fill(future, 0.0)
+            elif mask == "upside-down":
+                scores = scores.masked_fill(future.T, float("-inf"))
+            elif mask == "diagonal too":
+                scores = scores.masked_fill(~future, float("-inf"))
+            y = torch.softmax(scores, dim=dim) @ v
+            y = y.transpose(1, 2).reshape(B, T, C)
+            return getattr(self, names[1])(y) if project else y
+
+    return SelfAttention
 
 
-def solution_softmax(scores):
-    return torch.softmax(scores.masked_fill(future(scores.shape[-1]), float("-inf")), dim=-1)
+class Stub(nn.Module):
+    def __init__(self, d_model, n_head):
+        super().__init__()
+
+    def forward(self, x):
+        raise NotImplementedError
+
+
+def test_the_untouched_stubs_are_not_attempted():
+    for fb in [checks.check_attention(Stub), checks.check_attention(None),
+               checks.check_window_mask(lambda T, window: None),
+               checks.check_token3_inputs(None, [1, 2, 3]), checks.check_linearity_guess(None, "linear in V only")]:
+        assert fb.status == "not attempted" and str(fb).startswith("[not attempted yet] Exercise")
+        assert "Hint" not in str(fb)
+
+
+def test_a_nanogpt_attention_is_correct():
+    fb = checks.check_attention(make_attention())
+    assert fb and str(fb).startswith("[correct] Exercise 3")
+
+
+def test_attention_mistakes_are_named():
+    cases = [
+        (make_attention(scale="none"), "not scaled"),
+        (make_attention(scale="d_model"), "divided by sqrt(d_model)"),
+        (make_attention(heads=False, scale="d_model"), "one head of d_model numbers"),
+        (make_attention(mask="none"), "no causal mask"),
+        (make_attention(mask="zero"), "masked with 0"),
+        (make_attention(mask="upside-down"), "upside down"),
+        (make_attention(mask="diagonal too"), "holds NaN"),
+        (make_attention(dim=-2), "down the columns"),
+        (make_attention(project=False), "output projection is missing"),
+        (make_attention(bias=False), "did you pass bias=False"),
+        (make_attention(names=("qkv", "out")), "name your layers the same"),
+        (make_attention(mask_buffer=True), "which the reference does not"),
+    ]
+    for cls, words in cases:
+        fb = checks.check_attention(cls)
+        assert not fb and fb.status == "wrong", words
+        assert words in fb.message, (words, fb.message)
 
 
 def solution_window(T, window):
@@ -18,47 +92,27 @@ def solution_window(T, window):
     return (j <= i) & (j > i - window)
 
 
-def test_not_attempted_does_not_raise():
-    for fb in [checks.check_causal_softmax(lambda s: None), checks.check_window_mask(lambda T, w: None),
-               checks.check_fold_value(lambda *w: None)]:
-        assert fb.status == "not attempted" and not fb
-        assert "not attempted yet" in str(fb)
-
-
-def test_causal_softmax():
-    assert checks.check_causal_softmax(solution_softmax)
-    fb = checks.check_causal_softmax(lambda s: torch.softmax(s, dim=-1))
-    assert not fb and "forget the mask" in fb.message
-    fb = checks.check_causal_softmax(lambda s: torch.softmax(s.masked_fill(future(len(s)), 0.0), dim=-1))
-    assert not fb and "masked with 0" in fb.message
-    fb = checks.check_causal_softmax(lambda s: torch.softmax(s.masked_fill(future(len(s)), float("-inf")), dim=0))
-    assert not fb and "columns sum to 1" in fb.message
-    fb = checks.check_causal_softmax(lambda s: torch.softmax(s.masked_fill(future(len(s)).T, float("-inf")), dim=-1))
-    assert not fb and "right way round" in fb.message
-    fb = checks.check_causal_softmax(lambda s: solution_softmax(s / 2))
-    assert not fb and "differs" in fb.message
-
-
 def test_window_mask():
     assert checks.check_window_mask(solution_window)
     fb = checks.check_window_mask(lambda T, w: solution_window(T, w).T)
     assert not fb and "transposed" in fb.message
     fb = checks.check_window_mask(lambda T, w: solution_window(T, w + 1))
-    assert not fb and "off-by-one" in fb.message and "sees 4 tokens; expected 3" in fb.message
-    fb = checks.check_window_mask(
-        lambda T, w: (torch.arange(T)[:, None] - torch.arange(T)[None, :]).abs() < w)
+    assert not fb and "one token too many" in fb.message and "window_mask(7, 3)" in fb.message
+    fb = checks.check_window_mask(lambda T, w: solution_window(T, w - 1))
+    assert not fb and "one token too few" in fb.message
+    fb = checks.check_window_mask(lambda T, w: (torch.arange(T)[:, None] - torch.arange(T)[None, :]).abs() < w)
     assert not fb and "later token" in fb.message
     fb = checks.check_window_mask(lambda T, w: torch.ones(T - 1, T, dtype=torch.bool))
     assert not fb and "shape (6, 7)" in fb.message
 
 
-def test_fold_value():
-    assert checks.check_fold_value(lambda W_v, W_o, W_1, W_2: W_v @ W_o @ W_1 @ W_2)
-    fb = checks.check_fold_value(lambda W_v, W_o, W_1, W_2: W_v @ W_1 @ W_2)
-    assert not fb and "skips W_o" in fb.message
-    fb = checks.check_fold_value(lambda W_v, W_o, W_1, W_2: W_o @ W_1 @ W_2)
-    assert not fb and "leaves out W_v" in fb.message
-    fb = checks.check_fold_value(lambda W_v, W_o, W_1, W_2: W_2 @ W_1)
-    assert not fb and "W_2 before W_1" in fb.message
-    fb = checks.check_fold_value(lambda W_v, W_o, W_1, W_2: W_o @ W_v @ W_1 @ W_2)
-    assert not fb and "differs" in fb.message
+def test_predictions():
+    fb = checks.check_token3_inputs([1, 2, 3], [1, 2, 3])
+    assert fb and "tokens 1, 2 and 3" in fb.message
+    assert checks.check_token3_inputs((1, 2, 3), [1, 2, 3])          # a tuple is the same guess
+    fb = checks.check_token3_inputs([3], [1, 2, 3])
+    assert not fb and "you predicted [3], the run gives [1, 2, 3]" in fb.message
+    assert "is not one of" in checks.check_token3_inputs([2, 3], [1, 2, 3]).message
+    assert checks.check_linearity_guess("linear in V only", "linear in V only")
+    fb = checks.check_linearity_guess("linear in V and in X", "linear in V only")
+    assert not fb and "not linear" in fb.message

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from helpers.attention import CausalSelfAttention
-from helpers.block import Block, ParallelBlock, RMSNorm
+from helpers.attention import CausalSelfAttention, causal_mask
+from helpers.block import Block, ParallelBlock, PostLNBlock, RMSNorm
 from helpers.gated import GatedMLP, llama_d_ff
 
 
@@ -16,10 +16,30 @@ def test_attention_matches_torch_sdpa():
     q, k, v = (t.view(2, 6, 4, 8).transpose(1, 2) for t in (q, k, v))
     y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
     expected = attn.c_proj(y.transpose(1, 2).reshape(2, 6, 32))
+    seen = []
+    hook = attn.softmax.register_forward_hook(lambda module, inputs, output: seen.append(output))
     torch.testing.assert_close(attn(x), expected)
-    w = attn.last_weights
+    hook.remove()
+    (w,) = seen                                   # the weights, read by a hook: (B, n_head, T, T)
     torch.testing.assert_close(w.sum(-1), torch.ones(2, 4, 6, dtype=torch.float64))
     assert torch.all(w.triu(1) == 0)
+    assert not hasattr(attn, "last_weights")      # no state kept between calls
+    torch.testing.assert_close(w @ v, y)          # the same weights SDPA used
+
+
+def test_causal_mask_and_window():
+    assert torch.equal(causal_mask(4), torch.ones(4, 4, dtype=torch.bool).tril())
+    assert torch.equal(causal_mask(5, window=2), torch.ones(5, 5, dtype=torch.bool).tril() & ~torch.ones(5, 5, dtype=torch.bool).tril(-2))
+    assert torch.equal(causal_mask(3, window=9), causal_mask(3))
+    assert causal_mask(6, window=1).sum() == 6                          # itself only
+    for bad in [lambda: causal_mask(0), lambda: causal_mask(4, window=0)]:
+        with pytest.raises(ValueError, match="must be a positive integer"):
+            bad()
+
+
+def test_attention_state_dict_keys_are_gpt2s():
+    keys = list(CausalSelfAttention(8, 2).state_dict())
+    assert keys == ["c_attn.weight", "c_attn.bias", "c_proj.weight", "c_proj.bias"]
 
 
 def test_gpt2_block_parameter_count():
@@ -80,3 +100,14 @@ def test_block_is_pre_ln_with_residuals():
     h = x + block.attn(block.ln_1(x))
     torch.testing.assert_close(block(x), h + block.mlp(block.ln_2(h)))
     assert [name for name, _ in block.named_children()] == ["ln_1", "attn", "ln_2", "mlp"]
+
+
+def test_post_ln_block_normalises_the_stream_after_each_add():
+    torch.manual_seed(0)
+    block = PostLNBlock(16, 2).double()
+    x = torch.randn(2, 5, 16, dtype=torch.float64)
+    h = block.ln_1(x + block.attn(x))
+    torch.testing.assert_close(block(x), block.ln_2(h + block.mlp(h)))
+    assert list(block.state_dict()) == list(Block(16, 2).state_dict())       # the same checkpoint keys
+    lengths = block(x).norm(dim=-1)                                          # LayerNorm's output: length sqrt(d)
+    torch.testing.assert_close(lengths, torch.full_like(lengths, 4.0), rtol=1e-4, atol=0)

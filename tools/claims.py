@@ -113,6 +113,8 @@ CLAIMS = [
       (r"err_linear < 1e-10 and err_gelu > 0\.2",)),
     C(1, "07", 'position-wise: the MLP applies the same weights to each token, no information between positions',
       (r"moves_mlp, torch\.eye",)),
+    C(1, "07", "fixed vs dynamic: the MLP's weights are fixed at inference; attention's mixing weights are computed per input",
+      (r"weights_moved > 0\.1", r"changes\(mlp, X_other\)")),
     # notebook 08
     C(2, "08", "RMSNorm and the residual add work within one token's d components",
       (r"moved_tokens\(layer, x, j\) == \[j\]",)),
@@ -122,8 +124,12 @@ CLAIMS = [
       (r"pre_ln_block\(x\), block\(x\)",)),
     C(1, "08", 'the parallel block (GPT-J, PaLM): x + attn(ln(x)) + mlp(ln(x))',
       (r"parallel_block\(x\), par\(x\)",)),
-    C(1, "08", 'sequential steps = number of blocks, not tokens',
+    C(1, "08", 'sequential steps = number of blocks, not tokens (training and prefill; generation adds one pass per new token)',
       (r"calls == \[n_tokens\]",)),
+    C(3, "08", "Attention -> Add & Norm -> FFN -> Add & Norm is the original post-LN order; GPT-2 normalises inside each branch (pre-LN)",
+      (r"post_ln_block\(x\), post\(x\)", r"pre_ln_block\(x\), block\(x\)")),
+    C(1, "08", "the residual adds an edit to the stream instead of rewriting it (each update under a third of the stream)",
+      (r"edit_ratio < 1 / 3",)),
     # notebook 09
     C(1, "09", "decode reads every weight once per token; about 2/3 of those bytes are the MLP's",
       (r"bytes_per_step", r"mlp_share - 2 / 3")),

@@ -1,113 +1,133 @@
-"""Checks for the exercises of notebook 07 (position-wise: attention vs MLP)."""
+"""Checks for notebook 07's exercises (position-wise: attention vs MLP).
 
-import numpy as np
+1. A prediction: which input tokens output token 3 of causal attention uses.
+2. A prediction: is attention linear in V (weights fixed), in X, in both?
+3. `class SelfAttention(nn.Module)`: helpers.attention.CausalSelfAttention's weights load into it.
+4. (stretch) A sliding-window mask, against helpers.attention.causal_mask.
+"""
+
+import math
+
 import torch
 
-from helpers.checks.core import (
-    MISSING,
-    attempt,
-    compare_arrays,
-    correct,
-    not_attempted,
-    shape_str,
-    to_numpy,
-    wrong,
+from helpers.attention import CausalSelfAttention, causal_mask
+from helpers.checks.compare import arrays
+from helpers.checks.module import ModuleCheck
+from helpers.checks.runner import Check, Mistake, Prediction
+
+D_MODEL, N_HEAD = 16, 2
+
+
+def _reference(seed=7):
+    """The module whose weights load into the learner's: d_model 16, 2 heads, biases, float64."""
+    torch.manual_seed(seed)
+    return CausalSelfAttention(D_MODEL, N_HEAD).double()
+
+
+def _attention_with(scale="d_head", mask="causal", dim=-1, n_head=None, project=True):
+    """The output a typical mistake gives: (reference, x) -> (B, T, d_model)."""
+    def answer(ref, x):
+        B, T, C = x.shape
+        nh = n_head or ref.n_head
+        q, k, v = (t.view(B, T, nh, C // nh).transpose(1, 2) for t in ref.c_attn(x).split(C, dim=2))
+        scores = q @ k.transpose(-2, -1) * {"d_head": 1 / math.sqrt(C // nh), "d_model": 1 / math.sqrt(C),
+                                            "none": 1.0}[scale]
+        allowed = causal_mask(T)
+        hidden = {"causal": ~allowed, "zero": ~allowed, "none": torch.zeros_like(allowed),
+                  "upside-down": ~allowed.T}[mask]
+        scores = scores.masked_fill(hidden, 0.0 if mask == "zero" else float("-inf"))
+        y = (torch.softmax(scores, dim=dim) @ v).transpose(1, 2).reshape(B, T, C)
+        return ref.c_proj(y) if project else y
+    return answer
+
+
+# Each typical mistake, as the output it gives with the reference's weights, and the sentence that names it.
+_ATTENTION_MISTAKES = [
+    Mistake("your output holds NaN: a whole row of scores is -inf, so some token sees nothing at all. "
+            "Hide exactly the future (j > i); every token must at least see itself.",
+            when=lambda got, ref, x: bool(torch.isnan(got).any())),
+    Mistake("the scores are not scaled: divide q @ k^T by sqrt(d_head) (section 1), or the softmax "
+            "saturates as d_head grows.", answer=_attention_with(scale="none")),
+    Mistake("you divided by sqrt(d_model); each head's dot product has d_head = d_model / n_head "
+            "terms, so divide by sqrt(d_head).", answer=_attention_with(scale="d_model")),
+    Mistake("your module uses one head of d_model numbers; split q, k and v into n_head heads of "
+            "d_head numbers each (view, then transpose to (B, n_head, T, d_head)).",
+            answer=_attention_with(scale="d_model", n_head=1)),
+    Mistake("there is no causal mask: every token reads the future too. Fill the scores where j > i "
+            "with -inf before the softmax.", answer=_attention_with(mask="none")),
+    Mistake("you masked with 0, but exp(0) = 1 still gives the future a weight: mask with -inf.",
+            answer=_attention_with(mask="zero")),
+    Mistake("the mask is upside down: your tokens read the future and not the past. Hide j > i "
+            "(above the diagonal), keep j <= i.", answer=_attention_with(mask="upside-down")),
+    Mistake("the softmax runs down the columns (dim=-2): each token's weights over the keys it "
+            "reads must sum to 1, so take it over the last dimension.", answer=_attention_with(dim=-2)),
+    Mistake("the output projection is missing: the weighted sum of V goes through c_proj (W^O) "
+            "before it leaves attention.", answer=_attention_with(project=False)),
+]
+_NO_BIAS = ("GPT-2's c_attn and c_proj both have a bias: did you pass bias=False? "
+            "nn.Linear(in_features, out_features) has one by default.")
+
+check_attention = ModuleCheck(
+    "Exercise 3 (causal self-attention as a module)",
+    name="your attention",
+    reference=_reference,
+    inputs=lambda: torch.randn(2, 6, D_MODEL, generator=torch.Generator().manual_seed(7), dtype=torch.float64),
+    build=lambda cls: cls(D_MODEL, N_HEAD),
+    mistakes=_ATTENTION_MISTAKES,
+    key_hints=dict.fromkeys(["c_attn.bias", "c_proj.bias"], _NO_BIAS),
+    success="helpers.attention.CausalSelfAttention's weights load into your module and give the same "
+            "output: scores / sqrt(d_head), causal mask, softmax over the keys, weighted sum of V, W^O.",
 )
 
 
-def _scores(T=5, seed=0):
-    return torch.randn(T, T, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+def _one_too(how, more):
+    return Mistake(f"in {{call}} each token sees one token {how}: check the window's edge "
+                   f"(itself and the window - 1 tokens before it).",
+                   answer=lambda T, window: causal_mask(T, window=window + (1 if more else -1)))
 
 
-def _softmax_rows(scores, future_value):
-    future = torch.ones(scores.shape, dtype=torch.bool).triu(1)
-    return torch.softmax(scores.masked_fill(future, future_value), dim=-1).numpy()
+check_window_mask = Check(
+    "Exercise 4 (a sliding window)",
+    reference=lambda T, window: causal_mask(T, window=window),
+    cases=[(7, 3), (6, 1), (5, 9)],
+    mistakes=[
+        Mistake("{call} is transposed: rows are the tokens that look (i), columns the tokens they look at "
+                "(j), so the allowed entries sit on and below the diagonal.",
+                answer=lambda T, window: causal_mask(T, window=window).T),
+        Mistake("{call} lets a token see a later token (True above the diagonal): a causal window never "
+                "looks ahead.", when=lambda got, T, window: tuple(torch.as_tensor(got).shape) == (T, T)
+                and bool(torch.as_tensor(got).bool().triu(1).any())),
+        _one_too("too many", more=True),
+        _one_too("too few", more=False),
+    ],
+    compare=arrays(atol=0, rtol=0),
+    success="each token sees itself and the window - 1 tokens before it; with window >= T it is the "
+            "causal mask.",
+    name="window_mask",
+)
 
 
-def check_causal_softmax(causal_softmax):
-    """Exercise 1: mask the future with -inf, then softmax each row."""
-    name = "Exercise 1 (mask and softmax)"
-    hint = "scores.masked_fill(future, float('-inf')) with future = j > i, then torch.softmax(..., dim=-1)."
-    scores = _scores()
-    got = attempt(causal_softmax, scores.clone())
-    if got is MISSING:
-        return not_attempted(name, hint)
-    expected = _softmax_rows(scores, float("-inf"))
-    arr = None if isinstance(got, Exception) else to_numpy(got)
-    if arr is not None and arr.shape == expected.shape and np.all(np.isfinite(arr)):
-        if np.abs(np.triu(arr, 1)).max() > 1e-9:
-            if np.allclose(arr, _softmax_rows(scores, 0.0)):
-                why = "you masked with 0, but exp(0) = 1 still gives the future a weight: mask with -inf."
-            elif np.allclose(arr, torch.softmax(scores, dim=-1).numpy()):
-                why = "did you forget the mask?"
-            else:
-                why = "is the mask the right way round (True where j > i)?"
-            return wrong(name, f"future tokens get weight (entries above the diagonal are not 0): {why}", hint)
-        if not np.allclose(arr.sum(axis=-1), 1.0) and np.allclose(arr.sum(axis=0), 1.0):
-            return wrong(name, "your columns sum to 1, not your rows: take the softmax over the last "
-                         "dimension (dim=-1), so each token's weights add up to 1.", hint)
-    return compare_arrays(name, got, expected, "causal_softmax(scores)", hint, atol=1e-9)
+def check_token3_inputs(guess, actual):
+    """Exercise 1: the input tokens (1-based) that output token 3 of causal attention uses."""
+    guess = list(guess) if isinstance(guess, (tuple, range)) else guess
+    return _TOKEN3(guess, list(actual))
 
 
-def _window_reference(T, window):
-    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
-    return ((j <= i) & (j > i - window)).numpy()
+_TOKEN3 = Prediction(
+    "Exercise 1 (predict token 3's inputs)",
+    why="Causal attention gives output 3 a weighted average of the V rows of tokens 1, 2 and 3 (the mask "
+        "hides 4 and later); the MLP reads token 3 alone. Source post 2 draws exactly this picture.",
+    choices=([3], [1, 2, 3], [3, 4, 5, 6], [1, 2, 3, 4, 5, 6]),
+    variable="my_token3_inputs",
+    fmt="{}",
+)
 
-
-def check_window_mask(window_mask):
-    """Exercise 2: token i sees tokens i - window + 1 .. i."""
-    name = "Exercise 2 (a sliding window)"
-    hint = "True where j <= i (no future) and j > i - window (no more than `window` tokens back)."
-    for T, window in [(7, 3), (6, 1), (5, 9)]:
-        got = attempt(window_mask, T, window)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        call = f"window_mask({T}, {window})"
-        if isinstance(got, Exception):
-            return wrong(name, f"{call} raised {type(got).__name__}: {got}", hint)
-        arr = to_numpy(got)
-        if arr is None or arr.shape != (T, T):
-            shape = "not an array" if arr is None else f"shape {shape_str(arr.shape)}"
-            return wrong(name, f"{call} has {shape}; expected a ({T}, {T}) boolean matrix.", hint)
-        mask = arr != 0
-        expected = _window_reference(T, window)
-        if np.array_equal(mask, expected):
-            continue
-        if np.array_equal(mask, expected.T):
-            return wrong(name, f"{call} is transposed: rows are the tokens that look (i), columns the "
-                         "tokens they look at (j), so the allowed entries sit on and below the diagonal.", hint)
-        if np.triu(mask, 1).any():
-            return wrong(name, f"{call} lets a token see a later token (True above the diagonal): "
-                         "a causal window never looks ahead.", hint)
-        seen = mask.sum(axis=1)
-        row = int(np.argmax(seen != expected.sum(axis=1)))
-        return wrong(name, f"in {call} token {row} sees {int(seen[row])} tokens; expected "
-                     f"{int(expected[row].sum())} (itself and up to {window - 1} before it): "
-                     "check the window's edge for an off-by-one.", hint)
-    return correct(name, "each token sees itself and the window - 1 tokens before it; "
-                   "with window >= T it is the causal mask.")
-
-
-def check_fold_value(fold_value):
-    """Exercise 3: W_v @ W_o @ W_1 @ W_2."""
-    name = "Exercise 3 (attention + a linear MLP)"
-    hint = "follow one value row through the chain: X @ W_v, then @ W_o, then @ W_1, then @ W_2."
-    g = torch.Generator().manual_seed(3)
-    d, d_ff = 4, 16
-    W_v, W_o = torch.randn(d, d, generator=g, dtype=torch.float64), torch.randn(d, d, generator=g, dtype=torch.float64)
-    W_1 = torch.randn(d, d_ff, generator=g, dtype=torch.float64)
-    W_2 = torch.randn(d_ff, d, generator=g, dtype=torch.float64)
-    got = attempt(fold_value, W_v, W_o, W_1, W_2)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    arr = None if isinstance(got, Exception) else to_numpy(got)
-    if arr is not None and arr.shape == (d, d):
-        if np.allclose(arr, (W_v @ W_1 @ W_2).numpy()):
-            return wrong(name, "your matrix skips W_o: attention's output projection sits between "
-                         "the weighted sum and the MLP.", hint)
-        if np.allclose(arr, (W_1 @ W_2).numpy()) or np.allclose(arr, (W_o @ W_1 @ W_2).numpy()):
-            return wrong(name, "your matrix leaves out W_v: the value projection is part of the chain.", hint)
-    if arr is not None and arr.shape == (d_ff, d_ff):
-        return wrong(name, f"your matrix has shape ({d_ff}, {d_ff}); expected ({d}, {d}): "
-                     "did you multiply W_2 before W_1?", hint)
-    return compare_arrays(name, got, W_v @ W_o @ W_1 @ W_2, "fold_value(W_v, W_o, W_1, W_2)", hint, atol=1e-9)
+check_linearity_guess = Prediction(
+    "Exercise 2 (predict where attention is linear)",
+    why="With the weights A fixed, V -> A @ V @ W_O is a product of matrices: linear. The weights "
+        "themselves are a softmax of X's scores, so doubling X changes the ratios, not just the scale: "
+        "as a function of X the layer is not linear.",
+    choices=("linear in V and in X", "linear in V only", "linear in X only", "linear in neither"),
+    variable="my_linearity_guess",
+    fmt="{!r}",
+)

@@ -1,134 +1,117 @@
-"""Checks for the exercises of notebook 08 (the Transformer block)."""
+"""Checks for notebook 08's exercises (the Transformer block).
 
-import numpy as np
+1. A prediction: the residual stream's mean token length after 24 pre-LN blocks.
+2. `class MyBlock(nn.Module)`, GPT-2's pre-LN block: helpers.block.Block's weights load into it.
+3. (stretch) `class MyParallelBlock(nn.Module)`: helpers.block.ParallelBlock's weights load into it.
+"""
+
 import torch
 
-from helpers.checks.core import (
-    MISSING,
-    attempt,
-    compare_arrays,
-    correct,
-    not_attempted,
-    to_numpy,
-    wrong,
+from helpers.block import Block, ParallelBlock
+from helpers.checks.module import ModuleCheck
+from helpers.checks.runner import Mistake, Prediction
+
+D_MODEL, N_HEAD = 16, 2
+
+
+def _with_random_norms(cls):
+    """A seeded reference block whose norms have random weights and biases, so that every mistake shows."""
+    def reference():
+        torch.manual_seed(8)
+        block = cls(D_MODEL, N_HEAD).double()
+        with torch.no_grad():
+            for module in block.modules():
+                if isinstance(module, torch.nn.LayerNorm):
+                    module.weight.normal_()
+                    module.bias.normal_()
+        return block
+    return reference
+
+
+def _stream():
+    return torch.randn(2, 5, D_MODEL, generator=torch.Generator().manual_seed(8), dtype=torch.float64)
+
+
+def _post_ln(b, x):
+    h = b.ln_1(x + b.attn(x))
+    return b.ln_2(h + b.mlp(h))
+
+
+def _added_to_normed(b, x):
+    h = b.ln_1(x) + b.attn(b.ln_1(x))
+    return b.ln_2(h) + b.mlp(b.ln_2(h))
+
+
+def _then(first, second):
+    """x -> h = x + first(x) -> h + second(h): two residual steps in the given order."""
+    def answer(b, x):
+        h = x + first(b, x)
+        return h + second(b, h)
+    return answer
+
+
+# Typical wrong blocks: the sentence that names each, and the output it gives with the reference's parts.
+_BLOCK_MISTAKES = [
+    ("your MLP reads x from before the attention update: that is the parallel block. In GPT-2's block the "
+     "MLP reads the stream after attention was added.", lambda b, x: x + b.attn(b.ln_1(x)) + b.mlp(b.ln_2(x))),
+    ("you normalised after the add (post-LN, the original Transformer); GPT-2 normalises each sublayer's "
+     "input inside the branch: x + attn(ln_1(x)).", _post_ln),
+    ("there is no residual add: each sublayer's result must be added to x, not replace it.",
+     lambda b, x: b.mlp(b.ln_2(b.attn(b.ln_1(x))))),
+    ("you added the update to the normalised x; the residual adds it to x itself: x = x + attn(ln_1(x)).",
+     _added_to_normed),
+    ("only attention is there: the block's second line adds the MLP's update, x = x + mlp(ln_2(x)).",
+     lambda b, x: x + b.attn(b.ln_1(x))),
+    ("the MLP runs before attention; GPT-2's block gathers first (attention), then processes (MLP).",
+     _then(lambda b, x: b.mlp(b.ln_2(x)), lambda b, h: b.attn(b.ln_1(h)))),
+    ("ln_1 and ln_2 are swapped: ln_1 goes before attention, ln_2 before the MLP.",
+     _then(lambda b, x: b.attn(b.ln_2(x)), lambda b, h: b.mlp(b.ln_1(h)))),
+]
+_RMS = ("{name} has a weight but no bias: GPT-2's norms are nn.LayerNorm(d_model), which has both "
+        "(RMSNorm, Llama's, has no bias).")
+
+check_block = ModuleCheck(
+    "Exercise 2 (GPT-2's block as a module)",
+    name="your block",
+    reference=_with_random_norms(Block),
+    build=lambda cls: cls(D_MODEL, N_HEAD),
+    inputs=_stream,
+    key_hints={f"{ln}.bias": _RMS.format(name=ln) for ln in ("ln_1", "ln_2")},
+    mistakes=[Mistake(message, answer=answer) for message, answer in _BLOCK_MISTAKES],
+    success="helpers.block.Block's weights load into your block and give the same output: "
+            "x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)), with GPT-2's names.",
 )
 
+_PARALLEL_MISTAKES = [
+    ("your MLP reads the stream after attention's update: that is GPT-2's sequential block. In the "
+     "parallel block both sublayers read the same ln(x).", _then(lambda b, x: b.attn(b.ln(x)),
+                                                                  lambda b, h: b.mlp(b.ln(h)))),
+    ("there is no residual: the block returns x + attn(h) + mlp(h), with x itself added back.",
+     lambda b, x: b.attn(b.ln(x)) + b.mlp(b.ln(x))),
+    ("your MLP reads x without the norm; both sublayers read the one normalised h = ln(x).",
+     lambda b, x: x + b.attn(b.ln(x)) + b.mlp(x)),
+    ("the MLP's update is missing: add both updates, x + attn(h) + mlp(h).",
+     lambda b, x: x + b.attn(b.ln(x))),
+]
 
-def _close(arr, expected):
-    expected = to_numpy(expected)
-    return arr is not None and arr.shape == expected.shape and np.allclose(arr, expected, atol=1e-7)
+check_parallel_block = ModuleCheck(
+    "Exercise 3 (the parallel block as a module)",
+    name="your parallel block",
+    inputs=_stream,
+    reference=_with_random_norms(ParallelBlock),
+    build=lambda cls: cls(D_MODEL, N_HEAD),
+    key_hints={"ln.bias": _RMS.format(name="ln")},
+    mistakes=[Mistake(message, answer=answer) for message, answer in _PARALLEL_MISTAKES],
+    success="helpers.block.ParallelBlock's weights load into your block and give the same output: "
+            "one norm, h = ln(x), and x + attn(h) + mlp(h).",
+)
 
-
-def _layer_norm_input():
-    g = torch.Generator().manual_seed(8)
-    x = 2 * torch.randn(4, 6, generator=g, dtype=torch.float64) + 1
-    x[3] = 1.0 + 1e-3 * torch.randn(6, generator=g, dtype=torch.float64)  # a token of tiny variance
-    weight = torch.randn(6, generator=g, dtype=torch.float64)
-    bias = torch.randn(6, generator=g, dtype=torch.float64)
-    return x, weight, bias
-
-
-def check_layer_norm(my_layer_norm):
-    """Exercise 1: (x - mean) / sqrt(var + eps) * weight + bias over the last dimension."""
-    name = "Exercise 1 (LayerNorm by hand)"
-    hint = "mean and var over dim=-1 with keepdim=True; var divides by d (correction=0); then * weight + bias."
-    x, weight, bias = _layer_norm_input()
-    eps = 1e-5
-    got = attempt(my_layer_norm, x.clone(), weight, bias, eps)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    arr = None if isinstance(got, Exception) else to_numpy(got)
-
-    def ln(x, dim=-1, correction=0, eps=eps, affine=True):
-        mean = x.mean(dim=dim, keepdim=True)
-        var = x.var(dim=dim, keepdim=True, correction=correction)
-        y = (x - mean) / torch.sqrt(var + eps)
-        return y * weight + bias if affine else y
-
-    mistakes = [
-        (ln(x, correction=1), "you used the unbiased variance (dividing by d - 1, torch.var's default); "
-                              "LayerNorm divides by d: pass correction=0 (or unbiased=False)."),
-        (ln(x, eps=0.0), "you left out eps: a token whose numbers are nearly equal (the last one here) "
-                         "then gets divided by almost 0; add eps inside the square root."),
-        (ln(x, affine=False), "you normalised but forgot the learned scale and shift: * weight + bias."),
-        ((x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)) * weight + bias,
-         "you did not subtract the mean: that is RMSNorm's formula (plus a bias), not LayerNorm's."),
-    ]
-    if arr is not None and arr.shape == tuple(x.shape):
-        dim0 = (x - x.mean(0)) / torch.sqrt(x.var(0, correction=0) + eps) * weight + bias
-        if _close(arr, dim0):
-            return wrong(name, "you normalised over the tokens (dim 0); LayerNorm normalises each token "
-                         "over its own d numbers (dim -1).", hint)
-        for wrong_answer, message in mistakes:
-            if _close(arr, wrong_answer):
-                return wrong(name, message, hint)
-    return compare_arrays(name, got, ln(x), "my_layer_norm(x, weight, bias, eps)", hint, atol=1e-9)
-
-
-def check_pre_ln_block(my_block):
-    """Exercise 2: x = x + attn(ln_1(x)); x = x + mlp(ln_2(x))."""
-    from helpers.block import Block
-
-    name = "Exercise 2 (the pre-LN block)"
-    hint = "two lines: x = x + attn(ln_1(x)), then x = x + mlp(ln_2(x)) on the updated x."
-    torch.manual_seed(8)
-    b = Block(8, 2).double()
-    with torch.no_grad():   # random norm weights, so that every mistake shows
-        for ln in (b.ln_1, b.ln_2):
-            ln.weight.normal_()
-            ln.bias.normal_()
-    x = torch.randn(2, 5, 8, dtype=torch.float64)
-    with torch.no_grad():
-        got = attempt(my_block, x.clone(), b.ln_1, b.attn, b.ln_2, b.mlp)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        arr = None if isinstance(got, Exception) else to_numpy(got)
-        after_attn = x + b.attn(b.ln_1(x))
-        post_ln = b.ln_1(x + b.attn(x))
-        post_ln = b.ln_2(post_ln + b.mlp(post_ln))
-        mistakes = [
-            (x + b.attn(b.ln_1(x)) + b.mlp(b.ln_2(x)),
-             "your MLP reads x from before the attention update: that is the parallel block. "
-             "In GPT-2's block the MLP reads the stream after attention was added."),
-            (post_ln,
-             "you normalised after the add (post-LN, the original Transformer); GPT-2 normalises "
-             "the sublayer's input: x + attn(ln_1(x))."),
-            (b.mlp(b.ln_2(b.attn(b.ln_1(x)))),
-             "there is no residual add: each sublayer's result must be added to x, not replace it."),
-            (b.ln_1(x) + b.attn(b.ln_1(x)),
-             "you added the update to the normalised x; the residual adds it to x itself."),
-        ]
-        for wrong_answer, message in mistakes:
-            if _close(arr, wrong_answer):
-                return wrong(name, message, hint)
-        expected = after_attn + b.mlp(b.ln_2(after_attn))
-    return compare_arrays(name, got, expected, "my_block(x, ln_1, attn, ln_2, mlp)", hint, atol=1e-9)
-
-
-def check_block_params(block_params):
-    """Exercise 3: 12 d^2 + 13 d for GPT-2's block, 12 d^2 + 11 d for the parallel block."""
-    name = "Exercise 3 (count a block)"
-    hint = ("attention 4d^2 + 4d (c_attn and c_proj with biases), MLP 8d^2 + 5d, "
-            "and a weight and a bias of d per LayerNorm (two in GPT-2's block, one in the parallel one).")
-    for d, parallel in [(768, False), (64, False), (768, True), (20, True)]:
-        got = attempt(block_params, d, parallel=parallel)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        call = f"block_params({d}, parallel={parallel})"
-        if isinstance(got, Exception):
-            return wrong(name, f"{call} raised {type(got).__name__}: {got}", hint)
-        expected = 12 * d * d + (11 if parallel else 13) * d
-        if got == expected:
-            continue
-        if got == 12 * d * d:
-            why = "that is the weights alone: add the biases (9d) and the LayerNorms."
-        elif got == 12 * d * d + 9 * d:
-            why = "the biases are there but the LayerNorms are missing (2d each)."
-        elif parallel and got == 12 * d * d + 13 * d:
-            why = "the parallel block has one LayerNorm, not two."
-        elif got == 12 * d * d + 4 * d or got == 12 * d * d + (2 if parallel else 4) * d:
-            why = "the LayerNorms are there but the biases of the four linear layers are missing (9d)."
-        else:
-            why = f"expected {expected:,}."
-        return wrong(name, f"{call} = {got:,}; {why}", hint)
-    return correct(name, "12*d^2 + 13*d (7,087,872 at d = 768); the parallel block 12*d^2 + 11*d.")
+check_stream_guess = Prediction(
+    "Exercise 1 (predict the stream's length)",
+    why="Each update points in a direction almost unrelated to the stream, so lengths add like the sides "
+        "of a right triangle: |x_24|^2 is about |x_0|^2 plus the sum of the 48 squared update lengths "
+        "(the dashed line), far less than |x_0| plus the sum of the lengths.",
+    rel=0.25,
+    variable="my_stream_guess",
+    fmt="{:.1f}",
+)

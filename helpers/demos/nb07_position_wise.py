@@ -1,4 +1,4 @@
-"""Notebook 07's demo: perturb one input token and see which output tokens move.
+"""Notebook 07's demo: pick an output token and see which input tokens it is made from.
 
 Three layers on the same T x d input: causal attention (GPT), attention without
 a mask (an encoder such as BERT), and the MLP. Every change is computed once in
@@ -10,6 +10,7 @@ import math
 import torch
 from ipywidgets import Dropdown, IntSlider
 from matplotlib.collections import LineCollection
+from matplotlib.colors import ListedColormap
 from matplotlib.patches import Rectangle
 
 from helpers.attention import CausalSelfAttention
@@ -20,6 +21,8 @@ from helpers.widgets import LiveFigure
 T, D_MODEL = 8, 16
 LAYERS = ("attention (causal)", "attention (no mask)", "MLP")
 SAMPLE = {"token": 6, "layer": "attention (no mask)"}
+UNUSED = "#eeeeee"   # a light grey: an input the output does not use
+MAP_X = 11           # where the map starts, right of the diagram
 
 
 def build_layers(seed=0):
@@ -49,35 +52,41 @@ def changes(layer, x):
 
 
 def draw(fig, token, layer, table):
-    """Left: lines from the perturbed input to the outputs that moved. Right: the full map."""
+    """Left: lines into output `token` from every input that moves it. Right: the whole map, its row framed.
+
+    Both halves share one axes without ticks: an axes' tick machinery is the slow part of a redraw.
+    """
     C = table[layer].numpy()
-    j = token - 1
-    ax, ax_map = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.4, 1]})
-    moved = C[:, j] > 1e-9
-    lines = [[(j + 1, 0), (i + 1, 1)] for i in range(T) if moved[i]]
-    ax.add_collection(LineCollection(lines, colors=COLORS["attention" if "attention" in layer else "mlp"],
-                                     linewidths=1 + 3 * C[moved, j] / C[:, j].max()))
-    ax.scatter(range(1, T + 1), [0] * T, s=200, c=["#D55E00" if t == j else "#cccccc" for t in range(T)],
-               edgecolors="black", zorder=3)
-    ax.scatter(range(1, T + 1), [1] * T, s=200, c=["#009E73" if m else "white" for m in moved],
-               edgecolors="black", zorder=3)
-    ax.set_yticks([0, 1], ["input", "output"])
-    ax.set_xticks(range(1, T + 1))
-    ax.set_ylim(-0.3, 1.3)
-    ax.set_xlabel("token position")
-    ax.set_ylabel("layer side")
-    ax.set_title(f"{layer}: token {token} moves outputs {[i + 1 for i in range(T) if moved[i]]}",
-                 fontsize=9)
-    ax_map.imshow(C > 1e-9, cmap="Greens", vmin=0, vmax=1.3)
-    ax_map.add_patch(Rectangle((j - 0.5, -0.5), 1, T, fill=False, edgecolor="#D55E00", lw=2))
-    ticks = range(T)
-    ax_map.set_xticks(ticks, [t + 1 for t in ticks])
-    ax_map.set_yticks(ticks, [t + 1 for t in ticks])
-    ax_map.set_xlabel("perturbed input token j")
-    ax_map.set_ylabel("output token i")
-    ax_map.set_title("dependency map (green: moves)", fontsize=9)
-    ax_map.grid(False)
-    fig.subplots_adjust(bottom=0.17, wspace=0.3)
+    colour = COLORS["attention" if "attention" in layer else "mlp"]
+    used = C[token - 1] > 1e-9
+    inputs = [j + 1 for j in range(T) if used[j]]
+    ax = fig.add_subplot(1, 1, 1)
+    # the diagram: inputs at height 0, outputs at height 6, token t at x = t
+    lines = [[(j + 1, 0), (token, 6)] for j in range(T) if used[j]]
+    ax.add_collection(LineCollection(lines, colors=colour, linewidths=1 + 4 * C[token - 1, used] / C[token - 1].max()))
+    ax.scatter(list(range(1, T + 1)) + [token], [0] * T + [6], s=300, edgecolors="black", zorder=3,
+               c=[colour if u else UNUSED for u in used] + [colour])
+    for t in range(1, T + 1):
+        ax.text(t, 0, str(t), ha="center", va="center", zorder=4)
+    ax.text(token, 6, str(token), ha="center", va="center", zorder=4)
+    ax.text(0.4, 0, "input", ha="right", va="center")
+    ax.text(0.4, 6, "output", ha="right", va="center")
+    # the map: output i's row at height 7.5 - i, input j's column at x = MAP_X + j
+    ax.imshow(C > 1e-9, cmap=ListedColormap([UNUSED, colour]), vmin=0, vmax=1,
+              extent=(MAP_X + 0.5, MAP_X + T + 0.5, -0.5, T - 0.5))
+    ax.add_patch(Rectangle((MAP_X + 0.5, T - 0.5 - token), T, 1, fill=False, edgecolor="black", lw=2))
+    for t in range(1, T + 1):
+        ax.text(MAP_X + t, -0.9, str(t), ha="center", va="center")
+        ax.text(MAP_X + 0.1, T - t, str(t), ha="right", va="center")
+    ax.text(MAP_X + (T + 1) / 2, -1.6, "input token j", ha="center", va="center")
+    ax.text(MAP_X - 0.7, (T - 1) / 2, "output token i", ha="center", va="center", rotation=90)
+    ax.text(MAP_X + (T + 1) / 2, T, "every output (coloured: uses)", ha="center", va="center")
+    ax.set_xlim(-1.2, MAP_X + T + 0.7)
+    ax.set_ylim(-2.0, T + 0.4)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(f"{layer}: output {token} uses inputs {inputs}")
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.9)
 
 
 def make():
@@ -85,8 +94,8 @@ def make():
     x = torch.randn(T, D_MODEL, dtype=torch.float64)
     table = {name: changes(layer, x) for name, layer in build_layers().items()}
     controls = {
-        "token": IntSlider(value=3, min=1, max=T, description="perturb token", continuous_update=False),
+        "token": IntSlider(value=3, min=1, max=T, description="output token", continuous_update=False),
         "layer": Dropdown(options=list(LAYERS), value=LAYERS[0], description="layer"),
     }
     return LiveFigure(lambda fig, token, layer: draw(fig, token, layer, table), controls,
-                      figsize=(9.0, 3.6), title="Which output tokens move")
+                      figsize=(7.4, 3.5), title="Which input tokens an output uses")

@@ -1,19 +1,22 @@
-"""Notebook 08's demo: a stack of blocks at initialisation, the residual stream's norm per layer.
+"""Notebook 08's demo and its data-flow picture of the three block layouts.
 
-Pick the depth, residual on or off, and the pre-LN block (GPT-2) or the parallel
-block (GPT-J, PaLM). Every trace is computed once in `make()` for the deepest
-stack; a shallower stack is its first blocks, so a redraw only plots.
+The demo: a stack of blocks at initialisation, the residual stream's length per
+block. Pick the depth, residual on or off, and the layout: pre-LN (GPT-2),
+post-LN (the original Transformer) or parallel (GPT-J, PaLM). Every trace is
+computed once in `make()` for the deepest stack; a shallower stack is its first
+blocks, so a redraw only plots.
 """
 
 import torch
 from ipywidgets import Checkbox, Dropdown, IntSlider
+from matplotlib.patches import Circle, FancyBboxPatch
 
-from helpers.block import Block, ParallelBlock
+from helpers.block import Block, ParallelBlock, PostLNBlock
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
 D_MODEL, N_HEAD, T, MAX_DEPTH = 32, 4, 8, 24
-KINDS = {"pre-LN (GPT-2)": Block, "parallel (GPT-J, PaLM)": ParallelBlock}
+KINDS = {"pre-LN (GPT-2)": Block, "post-LN (original)": PostLNBlock, "parallel (GPT-J, PaLM)": ParallelBlock}
 SAMPLE = {"depth": 24, "residual": False, "kind": "parallel (GPT-J, PaLM)"}
 
 
@@ -30,6 +33,11 @@ def trace(blocks, x, residual=True):
             h = b.ln(x)
             a, m = b.attn(h), b.mlp(h)          # both read the same input
             x = x + a + m if residual else a + m
+        elif isinstance(b, PostLNBlock):
+            a = b.attn(x)
+            x = b.ln_1(x + a if residual else a)   # the norm sits on the stream, after the add
+            m = b.mlp(x)
+            x = b.ln_2(x + m if residual else m)
         else:
             a = b.attn(b.ln_1(x))
             x = x + a if residual else a
@@ -65,14 +73,15 @@ def draw(fig, depth, residual, kind, table):
     layers = range(1, depth + 1)
     ax.plot(range(depth + 1), t["stream"][: depth + 1], "o-", color="black", label="residual stream |x|")
     ax.plot(layers, t["attn"][:depth], "s--", color=COLORS["attention"], label="attention update")
-    ax.plot(layers, t["mlp"][:depth], "^--", color=COLORS["mlp"], label="MLP update")
+    ax.plot(layers, t["mlp"][:depth], "^:", color=COLORS["mlp"], label="MLP update")
     ax.set_xlim(-0.5, MAX_DEPTH + 0.5)
-    ax.set_ylim(0, 1.1 * max(max(v) for v in table[kind, True].values()))
+    ax.set_ylim(0, 1.1 * max(max(v) for v in table["pre-LN (GPT-2)", True].values()))
     ax.set_xlabel("block (0 = the input)")
     ax.set_ylabel("mean length of a token vector")
     mode = "with residuals" if residual else "without residuals"
     ax.set_title(f"{kind}, {depth} blocks {mode}: |x| goes {t['stream'][0]:.1f} -> {t['stream'][depth]:.1f}")
-    ax.legend(loc="upper left", fontsize=9)
+    ax.legend(loc="upper left")
+    fig.subplots_adjust(left=0.09, right=0.98, bottom=0.13, top=0.9)
 
 
 def make():
@@ -83,4 +92,62 @@ def make():
         "kind": Dropdown(options=list(KINDS), value="pre-LN (GPT-2)", description="block"),
     }
     return LiveFigure(lambda fig, depth, residual, kind: draw(fig, depth, residual, kind, table),
-                      controls, figsize=(8.0, 4.0), title="The residual stream through a stack")
+                      controls, figsize=(8.0, 3.8), title="The residual stream through a stack")
+
+
+# The data-flow picture: three layouts, data flowing up. Each layout lists its boxes
+# (x, y, label, part), its add nodes (x, y) and its wires (polylines ending in an arrow).
+_LAYOUTS = {
+    "post-LN (the original, 2017):\nadd, then norm the stream": {
+        "boxes": [(3, 1.9, "attn", "attention"), (1, 3.9, "ln_1", "norm"),
+                  (3, 5.9, "mlp", "mlp"), (1, 7.9, "ln_2", "norm")],
+        "adds": [(1, 2.9), (1, 6.9)],
+        "wires": [[(1, 0.3), (1, 2.65)], [(1, 3.15), (1, 3.5)], [(1, 4.3), (1, 6.65)], [(1, 7.15), (1, 7.5)],
+                  [(1, 8.3), (1, 9.6)], [(1, 0.9), (3, 0.9), (3, 1.5)], [(3, 2.3), (3, 2.9), (1.25, 2.9)],
+                  [(1, 4.9), (3, 4.9), (3, 5.5)], [(3, 6.3), (3, 6.9), (1.25, 6.9)]],
+    },
+    "pre-LN (GPT-2):\nnorm inside each branch": {
+        "boxes": [(3, 2.0, "ln_1", "norm"), (3, 3.3, "attn", "attention"),
+                  (3, 6.0, "ln_2", "norm"), (3, 7.3, "mlp", "mlp")],
+        "adds": [(1, 4.4), (1, 8.4)],
+        "wires": [[(1, 0.3), (1, 4.15)], [(1, 4.65), (1, 8.15)], [(1, 8.65), (1, 9.6)],
+                  [(1, 1.0), (3, 1.0), (3, 1.6)], [(3, 2.4), (3, 2.9)], [(3, 3.7), (3, 4.4), (1.25, 4.4)],
+                  [(1, 5.0), (3, 5.0), (3, 5.6)], [(3, 6.4), (3, 6.9)], [(3, 7.7), (3, 8.4), (1.25, 8.4)]],
+    },
+    "parallel (GPT-J, PaLM):\none norm, both sublayers read it": {
+        "boxes": [(3.2, 2.2, "ln", "norm"), (2.3, 4.0, "attn", "attention"), (4.1, 4.0, "mlp", "mlp")],
+        "adds": [(1, 5.2), (1, 6.6)],
+        "wires": [[(1, 0.3), (1, 4.95)], [(1, 5.45), (1, 6.35)], [(1, 6.85), (1, 9.6)],
+                  [(1, 1.2), (3.2, 1.2), (3.2, 1.8)], [(3.2, 2.6), (3.2, 3.0), (2.3, 3.0), (2.3, 3.6)],
+                  [(3.2, 3.0), (4.1, 3.0), (4.1, 3.6)], [(2.3, 4.4), (2.3, 5.2), (1.25, 5.2)],
+                  [(4.1, 4.4), (4.1, 6.6), (1.25, 6.6)]],
+    },
+}
+_FILL = {"norm": "white", "attention": COLORS["attention"], "mlp": COLORS["mlp"]}
+
+
+def draw_layouts(fig):
+    """Post-LN, pre-LN and parallel blocks side by side: where the norms sit and what reads what."""
+    axes = fig.subplots(1, len(_LAYOUTS))
+    for ax, (title, layout) in zip(axes, _LAYOUTS.items(), strict=True):
+        for wire in layout["wires"]:
+            xs, ys = zip(*wire, strict=True)
+            ax.plot(xs[:-1], ys[:-1], color="black", lw=1.3)
+            ax.annotate("", xy=wire[-1], xytext=wire[-2],
+                        arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.3, "shrinkA": 0, "shrinkB": 0})
+        for x, y, label, part in layout["boxes"]:
+            ax.add_patch(FancyBboxPatch((x - 0.65, y - 0.4), 1.3, 0.8, boxstyle="round,pad=0.02",
+                                        fc=_FILL[part], ec="black", alpha=0.9 if part == "norm" else 0.55))
+            ax.text(x, y, label, ha="center", va="center", fontsize=11, family="monospace")
+        for x, y in layout["adds"]:
+            ax.add_patch(Circle((x, y), 0.25, fc="white", ec="black", zorder=3))
+            ax.text(x, y, "+", ha="center", va="center", fontsize=12, zorder=4)
+        ax.text(1, 0.0, "x in", ha="center", va="top", fontsize=10)
+        ax.text(1, 9.9, "x out", ha="center", va="bottom", fontsize=10)
+        ax.set_xlim(0.2, 5.0)
+        ax.set_ylim(-0.6, 10.6)
+        ax.set_aspect("equal")
+        ax.axis("off")
+        ax.set_title(title, fontsize=10)
+    fig.suptitle("Where the norm sits: on the stream (post-LN) or inside the branches (pre-LN, parallel)")
+    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.85, wspace=0.05)
