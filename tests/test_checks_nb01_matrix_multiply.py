@@ -1,50 +1,104 @@
-"""Notebook 01's exercise checks: accept the solutions, explain typical mistakes."""
+"""Notebook 01's checks accept a right answer and name typical mistakes."""
 
 import numpy as np
 
+from helpers import ffn
 from helpers.checks import nb01_matrix_multiply as checks
 
 
-def test_not_attempted_does_not_raise():
-    for fb in [checks.check_build_W(None), checks.check_matmul_loop(lambda X, W: None),
-               checks.check_fold(lambda a, b: None), checks.check_matmul_flops(lambda *a: None)]:
+def by_dots(swap_W=False, transpose=False, no_reset=False, per_term=2, first_add=True,
+            cols=None):
+    """A loop matmul_by_dots with one typical slip switched on."""
+    def matmul_by_dots(X, W):
+        T, d = X.shape
+        m = W.shape[1]
+        m = m if cols is None else cols(X, W)
+        Z = np.zeros((m, T) if transpose else (T, m))
+        n_flops, total = 0, 0.0
+        for t in range(T):
+            for j in range(m):
+                if not no_reset:
+                    total = 0.0
+                for i in range(d):
+                    x = X[t, i]
+                    w = W[j, i] if swap_W else W[i, j]
+                    total += x * w
+                    n_flops += per_term if (first_add or i > 0) else per_term - 1
+                if transpose:
+                    Z[j, t] = total
+                else:
+                    Z[t, j] = total
+        return Z, n_flops
+    return matmul_by_dots
+
+
+def test_the_untouched_stubs_are_not_attempted():
+    for fb in [checks.check_matmul_by_dots(lambda X, W: None), checks.check_matmul_by_dots(None),
+               checks.check_fold_layers(lambda W1, b1, W2, b2: None),
+               checks.check_rows_moved(None, 1), checks.check_time_guess(None, "falls")]:
         assert fb.status == "not attempted" and not fb
-        assert "not attempted yet" in str(fb)
+        assert str(fb).startswith("[not attempted yet] Exercise") and "Hint" not in str(fb)
 
 
-def test_build_W():
-    W = np.zeros((4, 8))
-    W[0] = [-2, 1, 0.5, -1, 3, 0, -0.5, 2]
-    assert checks.check_build_W(W)
-    transposed = checks.check_build_W(W.T)
-    assert not transposed and "(8, 4)" in transposed.message
-    off = W.copy()
-    off[0, 4] = 2
-    fb = checks.check_build_W(off)
-    assert not fb and "entry 4" in fb.message and "expected 3" in fb.message
+def test_a_loop_of_dot_products_is_correct():
+    fb = checks.check_matmul_by_dots(by_dots())
+    assert fb and str(fb).startswith("[correct] Exercise 2")
 
 
-def test_matmul_loop():
-    assert checks.check_matmul_loop(lambda X, W: np.stack([X[t] @ W for t in range(len(X))]))
-    fb = checks.check_matmul_loop(lambda X, W: (X @ W).T)
-    assert not fb and "(7, 5)" in fb.message and "expected (5, 7)" in fb.message
-    fb = checks.check_matmul_loop(lambda X, W: X @ W + 1)
-    assert not fb and "differs in 35 of 35" in fb.message
-    fb = checks.check_matmul_loop(lambda X, W: X @ W.T)
-    assert not fb and "raised ValueError" in fb.message
+def test_the_reference_count_is_the_ffn_formula_halved():
+    assert checks.matmul_flops(1024, 768, 3072) == 4_831_838_208 == ffn.flops(1024, 768, 3072) // 2
 
 
-def test_fold():
-    assert checks.check_fold(lambda W1, W2: W1 @ W2)
-    fb = checks.check_fold(lambda W1, W2: W2 @ W1)
-    assert not fb and "wrong order" in fb.message
-    fb = checks.check_fold(lambda W1, W2: W1[:, :4] + W2[:4, :])
-    assert not fb and "differs" in fb.message
+def test_matmul_mistakes_are_named():
+    cases = [
+        (by_dots(swap_W=True), "row j of W (W[j])"),
+        (by_dots(transpose=True), "your Z is transposed"),
+        (by_dots(no_reset=True), "set the sum back to 0"),
+        (by_dots(per_term=1), "you counted the multiplies only"),
+        (by_dots(first_add=False), "T*m*(2d - 1)"),
+        (by_dots(cols=lambda X, W: X.shape[1]), "Z needs shape (T, m)"),
+        (lambda X, W: (X @ W, 2 * X.shape[0] * W.shape[1]), "one output entry per step"),
+        (lambda X, W: (X @ W, 2 * X.shape[1] * W.shape[1]), "the count is for one token"),
+        (lambda X, W: X @ W, "return two things"),
+    ]
+    for fn, words in cases:
+        fb = checks.check_matmul_by_dots(fn)
+        assert not fb and fb.status == "wrong", words
+        assert words in fb.message, (words, fb.message)
 
 
-def test_matmul_flops():
-    assert checks.check_matmul_flops(lambda T, d, m: 2 * T * d * m)
-    fb = checks.check_matmul_flops(lambda T, d, m: T * d * m)
-    assert not fb and "multiplies only" in fb.message
-    fb = checks.check_matmul_flops(lambda T, d, m: 2 * T * d)
-    assert not fb and "expected 64" in fb.message
+def test_matmul_wrong_values_and_errors_are_described():
+    fb = checks.check_matmul_by_dots(lambda X, W: (X @ W + 1, 2 * X.size * W.shape[1]))
+    assert not fb and "gives a Z that differs in 12 of 12 entries" in fb.message
+    fb = checks.check_matmul_by_dots(lambda X, W: (X @ W, 2 * X.size * W.shape[1] + 1))
+    assert not fb and "gives n_flops = 97; expected 96" in fb.message
+    fb = checks.check_matmul_by_dots(lambda X, W: (X @ W, "many"))
+    assert not fb and "gives n_flops as 'many'" in fb.message
+    fb = checks.check_matmul_by_dots(lambda X, W: (X[0] @ W[:, 5], 0))
+    assert not fb and "raised IndexError" in fb.message
+
+
+def test_fold_layers():
+    assert checks.check_fold_layers(lambda W1, b1, W2, b2: (W1 @ W2, b1 @ W2 + b2))
+    cases = [
+        (lambda W1, b1, W2, b2: (W1 @ W2, b1 + b2), "not b1 + b2"),
+        (lambda W1, b1, W2, b2: (W1 @ W2, b2), "leaves out b1"),
+        (lambda W1, b1, W2, b2: (W1 @ W2, b1 @ W2), "leaves out b2"),
+        (lambda W1, b1, W2, b2: (W2 @ W1, b1 @ W2 + b2), "wrong order"),
+        (lambda W1, b1, W2, b2: W1 @ W2, "return two things"),
+    ]
+    for fn, words in cases:
+        fb = checks.check_fold_layers(fn)
+        assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_predictions():
+    fb = checks.check_rows_moved(1, 1)
+    assert fb and "you predicted 1, the run gives 1" in fb.message
+    fb = checks.check_rows_moved(5, 1)
+    assert not fb and "row t of Z reads row t of X" in fb.message
+    assert "is not one of" in checks.check_rows_moved(7, 1).message
+    assert checks.check_time_guess("falls", "falls")
+    fb = checks.check_time_guess("stays about the same", "falls")
+    assert not fb and "reads all of W once" in fb.message
+    assert "is not one of" in checks.check_time_guess("faster", "falls").message

@@ -1,102 +1,105 @@
-"""Notebook 02's exercise checks: accept the solutions, explain typical mistakes."""
+"""Notebook 02's checks accept a right answer and name typical mistakes."""
 
-import matplotlib
+import numpy as np
+import scipy.special
+import torch
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import scipy.special  # noqa: E402
-import torch  # noqa: E402
-
-from helpers.checks import nb02_activations as checks  # noqa: E402
+from helpers import activations
+from helpers.checks import nb02_activations as checks
 
 
 def Phi(x):
     return 0.5 * (1 + scipy.special.erf(x / np.sqrt(2)))
 
 
-def chart(relu=lambda x: np.maximum(x, 0), gelu=lambda x: x * Phi(x),
-          silu=lambda x: x * scipy.special.expit(x), labels=("relu", "gelu", "silu"),
-          title="ReLU vs GELU vs SiLU", legend=True, two_axes=False):
-    """A comparison_chart(x) with one thing changed at a time."""
-    def comparison_chart(x):
-        fig, axes = plt.subplots(1, 2 if two_axes else 1, squeeze=False)
-        axes = axes[0]
-        for i, (f, label) in enumerate(zip((relu, gelu, silu), labels, strict=True)):
-            axes[i % len(axes)].plot(x, f(x), label=label)
-        for ax in axes:
-            ax.set(title=title, xlabel="x", ylabel="f(x)")
-            if legend:
-                ax.legend()
-        return fig
-    return comparison_chart
+def phi(x):
+    return np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi)
 
 
-def test_not_attempted_does_not_raise():
-    for fb in [checks.check_comparison_chart(lambda x: None), checks.check_gelu_grad(lambda x: None),
-               checks.check_dead_units(lambda H: None), checks.check_comparison_chart(None)]:
+def bisect(steps=60, flip=False):
+    def find_valley(slope, lo, hi):
+        for _ in range(steps):
+            mid = (lo + hi) / 2
+            if (slope(mid) < 0) != flip:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2
+    return find_valley
+
+
+def test_the_untouched_stubs_are_not_attempted():
+    for fb in [checks.check_gelu_grad(lambda x: None), checks.check_dead_units(lambda H: None),
+               checks.check_valley_finder(lambda slope, lo, hi: None), checks.check_gelu_grad(None),
+               checks.check_valley_guess(None, -0.7518)]:
         assert fb.status == "not attempted" and not fb
-        assert "not attempted yet" in str(fb)
+        assert str(fb).startswith("[not attempted yet] Exercise") and "Hint" not in str(fb)
 
 
-def test_comparison_chart_accepts_exact_and_tanh_gelu_and_closes_its_figure():
-    before = plt.get_fignums()
-    assert checks.check_comparison_chart(chart())
-    tanh = lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))  # noqa: E731
-    assert checks.check_comparison_chart(chart(gelu=tanh, labels=("ReLU", "GELU (tanh)", "SiLU")))
-    assert plt.get_fignums() == before
-
-
-def test_comparison_chart_names_the_typical_mistakes():
-    fb = checks.check_comparison_chart(chart(gelu=lambda x: x * scipy.special.erf(x / np.sqrt(2))))
-    assert not fb and "gelu line is off" in fb.message and "x * erf(x / sqrt(2))" in fb.message
-    fb = checks.check_comparison_chart(chart(gelu=lambda x: 0.5 * x * (1 + scipy.special.erf(x))))
-    assert not fb and "divide by sqrt(2)" in fb.message
-    fb = checks.check_comparison_chart(chart(silu=scipy.special.expit))
-    assert not fb and "sigmoid(x) alone" in fb.message
-    fb = checks.check_comparison_chart(chart(labels=("relu", "gelu", "_nolegend_")))
-    assert not fb and "no line labelled silu" in fb.message
-    fb = checks.check_comparison_chart(chart(title=""))
-    assert not fb and "not labelled" in fb.message and "no title" in fb.message
-    fb = checks.check_comparison_chart(chart(legend=False))
-    assert not fb and "no legend" in fb.message
-    fb = checks.check_comparison_chart(chart(two_axes=True))
-    assert not fb and "on one axis" in fb.message
-    fb = checks.check_comparison_chart(lambda x: plt.plot(x, x))
-    assert not fb and "returned a list" in fb.message
-    plt.close("all")
-
-
-def gelu_grad_exact(x):
-    return Phi(x) + x * np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi)
+def test_the_reference_gelu_grad_is_autograd_of_torch_gelu():
+    x = torch.linspace(-4, 4, 81, dtype=torch.float64, requires_grad=True)
+    torch.nn.functional.gelu(x).sum().backward()
+    assert np.allclose(activations.gelu_grad(checks._X), x.grad.numpy(), atol=1e-12)
 
 
 def test_gelu_grad():
-    assert checks.check_gelu_grad(gelu_grad_exact)
-    fb = checks.check_gelu_grad(Phi)
-    assert not fb and "Phi(x) alone" in fb.message and "x * phi(x)" in fb.message
-    fb = checks.check_gelu_grad(lambda x: x * Phi(x))
-    assert not fb and "GELU(x) itself" in fb.message
-    from helpers import activations
-    fb = checks.check_gelu_grad(lambda x: activations.gelu_grad(x, "tanh"))
-    assert not fb and "tanh approximation" in fb.message
-    fb = checks.check_gelu_grad(lambda x: gelu_grad_exact(x)[:10])
-    assert not fb and "shape (10,)" in fb.message
-    fb = checks.check_gelu_grad(lambda x: torch.tensor(x) + "a")
-    assert not fb and "raised TypeError" in fb.message
+    fb = checks.check_gelu_grad(lambda x: Phi(x) + x * phi(x))
+    assert fb and str(fb).startswith("[correct] Exercise 2")
+    assert checks.check_gelu_grad(lambda x: torch.as_tensor(Phi(x) + x * phi(x)))   # a tensor is fine
+    cases = [
+        (Phi, "Phi(x) alone"),
+        (lambda x: x * phi(x), "but not Phi(x)"),
+        (lambda x: Phi(x) + phi(x), "the second term is x * phi(x)"),
+        (lambda x: Phi(x) + x * np.exp(-x**2 / 2), "lacks its 1 / sqrt(2 * pi)"),
+        (lambda x: x * Phi(x), "GELU(x) itself"),
+        (lambda x: activations.gelu_grad(x, "tanh"), "tanh approximation"),
+        (lambda x: (Phi(x) + x * phi(x))[:10], "has shape (10,); expected (81,)"),
+        (lambda x: torch.tensor(x) + "a", "raised TypeError"),
+    ]
+    for fn, words in cases:
+        fb = checks.check_gelu_grad(fn)
+        assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_the_dead_unit_reference_is_autograd_and_the_pushed_case_has_16():
+    H = checks._pushed_pre_activations()
+    assert checks.dead_units(H) == 16 == int((H <= 0).all(dim=0).sum())
+    assert checks.dead_units(checks._SMALL) == 3
 
 
 def test_dead_units():
     assert checks.check_dead_units(lambda H: int((H <= 0).all(dim=0).sum()))
-    assert checks.check_dead_units(lambda H: (H <= 0).all(dim=0).sum())  # a 0-d tensor is fine
-    fb = checks.check_dead_units(lambda H: int((H <= 0).sum()))
-    assert not fb and "entries" in fb.message and "column" in fb.message
-    fb = checks.check_dead_units(lambda H: int((H <= 0).any(dim=0).sum()))
-    assert not fb and "at least one token" in fb.message
-    fb = checks.check_dead_units(lambda H: int((H < 0).all(dim=0).sum()))
-    assert not fb and "<= 0" in fb.message
-    fb = checks.check_dead_units(lambda H: (H <= 0).all(dim=0))
-    assert not fb and "returned a Tensor" in fb.message
-    fb = checks.check_dead_units(lambda H: 1)
-    assert not fb and "expected 3" in fb.message
+    assert checks.check_dead_units(lambda H: (H <= 0).all(dim=0).sum())   # a 0-d tensor is fine
+    assert checks.check_dead_units(lambda H: int((np.asarray(H) <= 0).all(axis=0).sum()))
+    cases = [
+        (lambda H: int((H <= 0).sum()), "counts entries <= 0"),
+        (lambda H: int((H <= 0).any(dim=0).sum()), "at least one token"),
+        (lambda H: int((H < 0).all(dim=0).sum()), "at exactly 0"),
+        (lambda H: int((H <= 0).all(dim=1).sum()), "counts tokens (rows)"),
+        (lambda H: H.shape[1], "the number of units"),
+        (lambda H: int((H > 0).any(dim=0).sum()), "counts the live units"),
+        (lambda H: (H <= 0).all(dim=0), "expected the number 3"),
+        (lambda H: 1, "= 1; expected 3"),
+    ]
+    for fn, words in cases:
+        fb = checks.check_dead_units(fn)
+        assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_valley_finder():
+    fb = checks.check_valley_finder(bisect())
+    assert fb and "x = -0.7518" in fb.message
+    fb = checks.check_valley_finder(bisect(flip=True))
+    assert not fb and "walked to an end of the bracket" in fb.message
+    fb = checks.check_valley_finder(bisect(steps=8))
+    assert not fb and "close but not within 1e-6" in fb.message
+    fb = checks.check_valley_finder(lambda slope, lo, hi: slope(lo))
+    assert not fb and "find_valley(gelu_grad, -3.0, 0.0) = " in fb.message
+
+
+def test_valley_prediction():
+    fb = checks.check_valley_guess(-0.75, -0.7518)
+    assert fb and "you predicted -0.75, the run gives -0.75" in fb.message
+    fb = checks.check_valley_guess(-1.28, -0.7518)
+    assert not fb and "SiLU's valley is deeper" in fb.message
+    assert "write a number" in checks.check_valley_guess("left", -0.7518).message

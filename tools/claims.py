@@ -46,7 +46,7 @@ CLAIMS = [
     C(2, "01", '1 x 2 + 2 x (-1) + (-1) x (-0.5) + 0 x 1 = 0.5 (input times the third column)',
       (r"== 0\.5", r"column_3")),
     C(2, "01", 'x = [1, 2, -1, 0] through a 4 x 8 matrix gives [-2, 1, 0.5, -1, 3, 0, -0.5, 2]',
-      (r"seed_output", r"-2, 1, 0\.5, -1, 3, 0, -0\.5, 2")),
+      (r"post_output", r"-2, 1, 0\.5, -1, 3, 0, -0\.5, 2")),
     C(2, "01", 'ReLU of that output is [0, 1, 0.5, 0, 3, 0, 0, 2]',
       (r"\[0, 1, 0\.5, 0, 3, 0, 0, 2\]",)),
     C(2, "01", 'X (T x d) @ W (d x m): each output row depends only on its own input row',

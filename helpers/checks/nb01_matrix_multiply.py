@@ -1,95 +1,180 @@
-"""Checks for the exercises of notebook 01 (matrix multiply)."""
+"""Checks for notebook 01's exercises (matrix multiply).
+
+1. A prediction: how many rows of Z = X @ W move when row 3 of X changes.
+2. X @ W written from dot products, with a count of the FLOPs it takes.
+3. A prediction: how the time per token changes as the number of tokens grows.
+4. (stretch) Two layers with biases and nothing in between, folded into one.
+"""
 
 import numpy as np
 
-from helpers.checks.core import (
-    MISSING,
-    attempt,
-    compare_arrays,
-    correct,
-    not_attempted,
-    shape_str,
-    to_numpy,
-    wrong,
+from helpers import ffn
+from helpers.checks.compare import arrays, exact
+from helpers.checks.runner import Check, Mistake, Prediction
+
+
+def matmul_flops(T, d, m):
+    """FLOPs of X (T, d) @ W (d, m): one of the FFN's two projections, 2 * T * d * m."""
+    return ffn.flops(T, d, m) // 2
+
+
+def _pair(first, second, compare_first, compare_second):
+    """Compare an answer (a, b) part by part; say which part differs and how."""
+
+    def compare(got, expected):
+        if not (isinstance(got, tuple) and len(got) == 2):
+            return (f"returned a {type(got).__name__}; return two things, "
+                    f"`return {first}, {second}`")
+        for name, cmp, mine, want in ((first, compare_first, got[0], expected[0]),
+                                      (second, compare_second, got[1], expected[1])):
+            problem = cmp(mine, want)
+            if problem is None:
+                continue
+            if problem.startswith("="):
+                return f"gives {name} {problem}"
+            if problem.startswith("returned "):
+                return f"gives {name} as {problem[len('returned '):]}"
+            return f"gives a {name} that {problem}"
+        return None
+
+    return compare
+
+
+def _part(got, index, expected, compare):
+    """True when part `index` of the learner's pair equals `expected` (for Mistake rows)."""
+    return isinstance(got, tuple) and len(got) == 2 and compare(got[index], expected) is None
+
+
+# Exercise 1 ----------------------------------------------------------------------------
+
+check_rows_moved = Prediction(
+    "Exercise 1 (which rows move?)",
+    why="Z[t, j] is the dot product of row t of X with column j of W: row t of Z reads row t of "
+        "X and the shared W, nothing else. Changing token 3 moves output row 3 alone; batching "
+        "tokens into one matrix mixes nothing between them.",
+    choices=(0, 1, 2, 3, 4, 5),
+    variable="my_rows_guess",
+    fmt="{}",
 )
 
-X_WORKED = np.array([1.0, 2.0, -1.0, 0.0])
-Z_WORKED = np.array([-2.0, 1.0, 0.5, -1.0, 3.0, 0.0, -0.5, 2.0])
+# Exercise 2 ----------------------------------------------------------------------------
+
+_Z = arrays(atol=1e-9, rtol=1e-9)
 
 
-def check_build_W(W):
-    """Exercise 1: any 4 x 8 W with x @ W == the seed's output."""
-    name = "Exercise 1 (a W for the worked example)"
-    hint = "output j is x @ W[:, j]; choose each column so that its dot product with x hits z[j]."
-    if W is None:
-        return not_attempted(name, hint)
-    W = to_numpy(W)
-    if W is None:
-        return wrong(name, "W is not an array of numbers.", hint)
-    if W.shape == (8, 4):
-        return wrong(name, "W has shape (8, 4); expected (4, 8): x (4,) @ W needs d=4 rows.", hint)
-    if W.shape != (4, 8):
-        return wrong(name, f"W has shape {shape_str(W.shape)}; expected (4, 8).", hint)
-    z = X_WORKED @ W
-    off = np.flatnonzero(~np.isclose(z, Z_WORKED))
-    if off.size:
-        j = int(off[0])
-        return wrong(
-            name,
-            f"x @ W gives {np.round(z, 3).tolist()}; entry {j} is {z[j]:.3g}, "
-            f"expected {Z_WORKED[j]:.3g} ({off.size} of 8 entries off).",
-            hint,
-        )
-    return correct(name, "x @ W reproduces [-2, 1, 0.5, -1, 3, 0, -0.5, 2] entry by entry.")
+def _matmul_reference(X, W):
+    return X @ W, matmul_flops(X.shape[0], X.shape[1], W.shape[1])
 
 
-def check_matmul_loop(matmul_loop):
-    """Exercise 2: a token-by-token loop that equals X @ W."""
-    name = "Exercise 2 (one token at a time)"
-    hint = "row t of Z is X[t] @ W: loop over t and stack the rows (np.stack)."
-    rng = np.random.default_rng(1)
-    X, W = rng.normal(size=(5, 3)), rng.normal(size=(3, 7))
-    got = attempt(matmul_loop, X, W)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    arr = to_numpy(got) if not isinstance(got, Exception) else None
-    if arr is not None and arr.shape == (7, 5):
-        return wrong(name, "your output has shape (7, 5); expected (5, 7): one row per token, "
-                     "did you stack columns instead of rows?", hint)
-    return compare_arrays(name, got, X @ W, "matmul_loop(X, W)", hint)
+def _z_is(make):
+    """A Mistake test: the learner's Z equals make(X, W)."""
+    return lambda got, X, W: _part(got, 0, make(X, W), _Z)
 
 
-def check_fold(fold):
-    """Exercise 3: one matrix that does what W1 then W2 do."""
-    name = "Exercise 3 (fold two linear maps)"
-    hint = "(x @ W1) @ W2 = x @ (W1 @ W2): matrix products are associative."
-    rng = np.random.default_rng(2)
-    W1, W2 = rng.normal(size=(4, 6)), rng.normal(size=(6, 4))
-    got = attempt(fold, W1, W2)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    arr = to_numpy(got) if not isinstance(got, Exception) else None
-    if arr is not None and arr.shape == (6, 6):
-        return wrong(name, "your matrix has shape (6, 6); expected (4, 4): "
-                     "did you multiply in the wrong order (W2 @ W1)?", hint)
-    return compare_arrays(name, got, W1 @ W2, "fold(W1, W2)", hint)
+def _count_is(make):
+    """A Mistake test: Z is right and the FLOP count equals make(T, d, m)."""
+    def when(got, X, W):
+        (T, d), m = X.shape, W.shape[1]
+        return _part(got, 0, X @ W, _Z) and _part(got, 1, make(T, d, m), exact())
+    return when
 
 
-def check_matmul_flops(matmul_flops):
-    """Exercise 4: FLOPs of a (T, d) @ (d, m) product."""
-    name = "Exercise 4 (count the FLOPs)"
-    hint = "each of the T*m outputs needs d multiplies and d adds: 2 FLOPs per multiply-add."
-    cases = [(1, 4, 8), (1024, 768, 3072), (7, 3, 5)]
-    for T, d, m in cases:
-        got = attempt(matmul_flops, T, d, m)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        if isinstance(got, Exception):
-            return wrong(name, f"matmul_flops({T}, {d}, {m}) raised {type(got).__name__}: {got}", hint)
-        expected = 2 * T * d * m
-        if got == T * d * m:
-            return wrong(name, f"matmul_flops({T}, {d}, {m}) = {got}: you counted the "
-                         "multiplies only; a multiply-add is 2 FLOPs.", hint)
-        if got != expected:
-            return wrong(name, f"matmul_flops({T}, {d}, {m}) = {got}; expected {expected}.", hint)
-    return correct(name, "2 * T * d * m, e.g. 4,831,838,208 FLOPs for GPT-2's up-projection at T=1024.")
+def _running_sum(X, W):
+    """Z when the sum is not set back to 0 between entries (t outer, j inner)."""
+    return np.cumsum((X @ W).ravel()).reshape(X.shape[0], W.shape[1])
+
+
+def _running_sum_j_outer(X, W):
+    return np.cumsum((X @ W).T.ravel()).reshape(W.shape[1], X.shape[0]).T
+
+
+_rng = np.random.default_rng(1)
+_SQUARE = (_rng.normal(size=(3, 4)), _rng.normal(size=(4, 4)))      # a square W: W[j] runs
+_WIDE = (_rng.normal(size=(5, 3)), _rng.normal(size=(3, 7)))        # T, d and m all differ
+_ONE_TOKEN = (_rng.normal(size=(1, 6)), _rng.normal(size=(6, 2)))
+
+check_matmul_by_dots = Check(
+    "Exercise 2 (a matmul from dot products)",
+    reference=_matmul_reference,
+    cases=[_SQUARE, _WIDE, _ONE_TOKEN],
+    compare=_pair("Z", "n_flops", _Z, exact()),
+    mistakes=[
+        Mistake("Z[t, j] uses row j of W (W[j]) where it needs column j (W[:, j], or W[i, j] term by "
+                "term): that computes X @ W.T.", when=_z_is(lambda X, W: X @ W.T)),
+        Mistake("your Z is transposed: entry (t, j) landed at Z[j, t]. Rows of Z are tokens "
+                "(rows of X), columns are the columns of W.",
+                when=_z_is(lambda X, W: (X @ W).T)),
+        Mistake("Z needs shape (T, m): one row per token (row of X), one column per column of W. "
+                "Does a loop run over the wrong size?",
+                when=lambda got, X, W: isinstance(got, tuple) and np.shape(got[0]) != (X.shape[0], W.shape[1])),
+        Mistake("each entry also holds the entries before it: set the sum back to 0 for every "
+                "(t, j) before adding up its d products.",
+                when=lambda got, X, W: _part(got, 0, _running_sum(X, W), _Z)
+                or _part(got, 0, _running_sum_j_outer(X, W), _Z)),
+        Mistake("{call}: Z is right, but you counted the multiplies only. Each term of a dot "
+                "product is a multiply and an add: 2 FLOPs.", when=_count_is(lambda T, d, m: T * d * m)),
+        Mistake("{call}: Z is right, and T*m*(2d - 1) is a fair count of a sum that starts from "
+                "its first product; the convention counts every term as a multiply-add (a sum "
+                "that starts at 0), 2 FLOPs each. Count 2 for each term.",
+                when=_count_is(lambda T, d, m: T * m * (2 * d - 1))),
+        Mistake("{call}: Z is right, but the count covers one output entry per step; each entry "
+                "is a sum of d products.",
+                when=lambda got, X, W: _count_is(lambda T, d, m: T * m)(got, X, W)
+                or _count_is(lambda T, d, m: 2 * T * m)(got, X, W)),
+        Mistake("{call}: Z is right, but the count is for one token; X holds T of them.",
+                when=lambda got, X, W: X.shape[0] > 1 and _count_is(lambda T, d, m: 2 * d * m)(got, X, W)),
+    ],
+    success="Z == X @ W entry by entry, and your loop did 2 * T * d * m FLOPs: d multiply-adds for "
+            "each of the T * m outputs.",
+    name="matmul_by_dots",
+)
+
+# Exercise 3 ----------------------------------------------------------------------------
+
+check_time_guess = Prediction(
+    "Exercise 3 (time per token)",
+    why="X @ W reads all of W once, however many tokens X holds. With one token the processor "
+        "mostly waits for W's 2.4 million weights to arrive from memory, 2 FLOPs per weight; with "
+        "many tokens each weight, once loaded, serves every token, so the time per token falls "
+        "until the arithmetic units are busy. Notebook 09 comes back to this: generating text "
+        "one token at a time is limited by memory.",
+    choices=("falls", "stays about the same", "grows"),
+    variable="my_time_guess",
+)
+
+# Exercise 4 ----------------------------------------------------------------------------
+
+
+def _fold_reference(W1, b1, W2, b2):
+    return W1 @ W2, b1 @ W2 + b2
+
+
+def _bias_is(make):
+    return lambda got, W1, b1, W2, b2: _part(got, 1, make(W1, b1, W2, b2), arrays())
+
+
+_rng = np.random.default_rng(2)
+_SQUARE_LAYERS = (_rng.normal(size=(4, 4)), _rng.normal(size=4), _rng.normal(size=(4, 4)), _rng.normal(size=4))
+_LAYERS = (_rng.normal(size=(4, 6)), _rng.normal(size=6), _rng.normal(size=(6, 4)), _rng.normal(size=4))
+_NARROW = (_rng.normal(size=(3, 5)), _rng.normal(size=5), _rng.normal(size=(5, 2)), _rng.normal(size=2))
+
+check_fold_layers = Check(
+    "Exercise 4 (fold two layers with biases)",
+    reference=_fold_reference,
+    cases=[_SQUARE_LAYERS, _LAYERS, _NARROW],
+    compare=_pair("W", "b", arrays(), arrays()),
+    mistakes=[
+        Mistake("your W is W2 @ W1, the product in the wrong order: x meets W1 first, so "
+                "W = W1 @ W2.",
+                when=lambda got, W1, b1, W2, b2: _part(got, 0, W2 @ W1, arrays())),
+        Mistake("b1 is added before W2, so it passes through W2 too: the folded bias is not "
+                "b1 + b2.", when=_bias_is(lambda W1, b1, W2, b2: b1 + b2)),
+        Mistake("your bias leaves out b1, but b1 reaches the output through W2.",
+                when=_bias_is(lambda W1, b1, W2, b2: b2)),
+        Mistake("your bias leaves out b2, which is added at the very end.",
+                when=_bias_is(lambda W1, b1, W2, b2: b1 @ W2)),
+    ],
+    success="x @ W + b == (x @ W1 + b1) @ W2 + b2: with nothing in between, two layers with "
+            "biases are one layer, W = W1 @ W2 and b = b1 @ W2 + b2.",
+    name="fold_layers",
+)

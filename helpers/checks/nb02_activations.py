@@ -1,164 +1,153 @@
-"""Checks for the exercises of notebook 02 (activations)."""
+"""Checks for notebook 02's exercises (activations).
 
-import matplotlib.pyplot as plt
+1. A prediction: where GELU reaches its minimum.
+2. The exact derivative of GELU(x) = x * Phi(x).
+3. A dead-unit counter: hidden units that get no gradient through ReLU from a batch.
+4. (stretch) The bottom of a valley, by bisection on the slope.
+"""
+
 import numpy as np
+import scipy.optimize
 import torch
-from matplotlib.figure import Figure
 
-from helpers import activations, plots
-from helpers.checks.core import (
-    MISSING,
-    attempt,
-    compare_arrays,
-    correct,
-    not_attempted,
-    to_numpy,
-    wrong,
+from helpers import activations
+from helpers.checks.compare import arrays, exact, number
+from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.ffn import FFN
+
+# Exercise 1 ----------------------------------------------------------------------------
+
+check_valley_guess = Prediction(
+    "Exercise 1 (where is GELU's valley?)",
+    why="GELU(x) = x * Phi(x) is lowest where its slope Phi(x) + x * phi(x) crosses 0, at "
+        "x = -0.752 (GELU = -0.170). Further left the gate Phi(x) shrinks faster than |x| grows, "
+        "so GELU climbs back towards 0: its slope there is negative. SiLU's valley is deeper and "
+        "further left (-0.278 at x = -1.278).",
+    rel=0.2,
+    variable="my_valley_x",
+    fmt="{:.2f}",
 )
 
-X_CHART = np.linspace(-4.0, 4.0, 161)
-CHART_CURVES = ("relu", "gelu", "silu")
+# Exercise 2 ----------------------------------------------------------------------------
+
+_X = np.linspace(-4.0, 4.0, 81)
+_Phi, _phi = activations.std_normal_cdf, activations.std_normal_pdf
+
+check_gelu_grad = Check(
+    "Exercise 2 (GELU's derivative)",
+    reference=activations.gelu_grad,
+    cases=[(_X,)],
+    compare=arrays(atol=1e-6, rtol=1e-6),
+    mistakes=[
+        Mistake("your derivative is Phi(x) alone: that is the gate, not the slope. The product "
+                "rule on x * Phi(x) adds x * phi(x), the term that makes the slope negative left "
+                "of the valley.", answer=_Phi),
+        Mistake("you have x * phi(x) but not Phi(x): the product rule gives both, "
+                "1 * Phi(x) + x * phi(x).", answer=lambda x: x * _phi(x)),
+        Mistake("the second term is x * phi(x): the derivative of Phi(x) is phi(x), multiplied by "
+                "the x in front.", answer=lambda x: _Phi(x) + _phi(x)),
+        Mistake("phi(x) = exp(-x**2 / 2) / sqrt(2 * pi): your normal density lacks its "
+                "1 / sqrt(2 * pi).", answer=lambda x: _Phi(x) + x * np.exp(-x**2 / 2)),
+        Mistake("your function returns GELU(x) itself, not its derivative.", answer=activations.gelu),
+        Mistake("that is the derivative of GELU's tanh approximation; the exercise asks for "
+                "exact GELU, x * Phi(x) with erf.", answer=lambda x: activations.gelu_grad(x, "tanh")),
+    ],
+    success="Phi(x) + x * phi(x) agrees with helpers.activations.gelu_grad (checked against "
+            "autograd in section 2) everywhere on [-4, 4], negative left of the valley.",
+    name="my_gelu_grad",
+)
+
+# Exercise 3 ----------------------------------------------------------------------------
 
 
-def _curve_names(ax):
-    """{label: (x, y)} of the lines on ax, labels lower-cased."""
-    return {line.get_label().lower(): (np.asarray(line.get_xdata(), dtype=float),
-                                       np.asarray(line.get_ydata(), dtype=float))
-            for line in ax.get_lines() if not line.get_label().startswith("_")}
+def dead_units(H):
+    """Units (columns of H, (T, d_ff)) that ReLU passes no gradient from any token: asked of autograd."""
+    H = torch.as_tensor(H).detach().double().requires_grad_(True)
+    torch.relu(H).sum().backward()
+    return int((H.grad == 0).all(dim=0).sum())
 
 
-def _find(curves, name):
-    """The curve whose label is `name` (or starts with it, e.g. 'gelu (exact)')."""
-    for label, xy in curves.items():
-        if label == name or label.startswith(name + " ") or label.startswith(name + "("):
-            return xy
-    return None
+# (T=3 tokens, d_ff=7 units): units 0, 2 and 3 are dead; each typical slip gives another count.
+_SMALL = torch.tensor([[-1.0, 2.0, -0.5, 0.0, 0.3, 1.0, -0.2],
+                       [-2.0, -1.0, -0.1, -3.0, 0.2, 0.4, 0.5],
+                       [-0.5, 0.5, -2.0, 0.0, 0.1, -0.3, 0.2]])
 
 
-def check_comparison_chart(comparison_chart):
-    """Exercise 1: a figure with ReLU, GELU and SiLU on one axis, labelled."""
-    name = "Exercise 1 (the comparison chart)"
-    hint = ("plot the three curves on one axis with ax.plot(x, y, label='relu') (labels relu, gelu, "
-            "silu), GELU = x * 0.5 * (1 + erf(x / sqrt(2))), SiLU = x * sigmoid(x); add a title, "
-            "axis labels and ax.legend().")
-    fig = attempt(comparison_chart, X_CHART)
-    if fig is MISSING:
-        return not_attempted(name, hint)
-    try:
-        return _judge_chart(name, hint, fig)
-    finally:
-        if isinstance(fig, Figure):
-            plt.close(fig)  # the check's own call must not show a second chart
+def _pushed_pre_activations(d_model=16, d_ff=64, T=256, n_pushed=16):
+    """Pre-activations (T, d_ff) of an FFN whose first n_pushed biases were pushed down by 3."""
+    gen = torch.Generator().manual_seed(2)
+    ffn = FFN(d_model, d_ff, activation="relu").double()
+    with torch.no_grad():
+        for p in ffn.parameters():   # nn.Linear's own init, uniform in +-1/sqrt(fan_in), seeded here
+            p.copy_((torch.rand(p.shape, generator=gen, dtype=torch.float64) * 2 - 1) / d_model**0.5)
+        ffn.c_fc.bias[:n_pushed] -= 3.0
+        return ffn.c_fc(torch.randn(T, d_model, generator=gen, dtype=torch.float64))
 
 
-def _judge_chart(name, hint, fig):
-    if isinstance(fig, Exception):
-        return wrong(name, f"comparison_chart(x) raised {type(fig).__name__}: {fig}", hint)
-    if not isinstance(fig, Figure):
-        return wrong(name, f"comparison_chart(x) returned a {type(fig).__name__}; return the "
-                     "matplotlib Figure (fig, ax = plt.subplots() ... return fig).", hint)
-    axes = [ax for ax in fig.axes if ax.get_lines()]
-    if len(axes) != 1:
-        return wrong(name, f"the figure has lines on {len(axes)} axes; put all three curves on "
-                     "one axis so the negative side can be compared directly.", hint)
-    ax = axes[0]
-    curves = _curve_names(ax)
-    missing = [c for c in CHART_CURVES if _find(curves, c) is None]
-    if missing:
-        return wrong(name, f"no line labelled {', '.join(missing)} (labels found: "
-                     f"{sorted(curves) or 'none'}); give each curve a label.", hint)
-    for curve in CHART_CURVES:
-        x, y = _find(curves, curve)
-        expected = activations.get(curve)(x)
-        if x.shape != y.shape or x.size < 10:
-            return wrong(name, f"the {curve} line has {y.size} points; plot it over the x "
-                         "you were given.", hint)
-        gap = np.abs(y - expected)
-        if gap.max() > 1e-3:  # the tanh approximation of GELU is within 5e-4
-            i = int(np.argmax(gap))
-            why = _curve_mistake(curve, x, y)
-            return wrong(name, f"the {curve} line is off: at x = {x[i]:.2f} it is {y[i]:.4f}, "
-                         f"expected {expected[i]:.4f}{why}.", hint)
-    problems = plots.unlabelled(fig)
-    if problems:
-        return wrong(name, "the curves are right but the figure is not labelled: "
-                     + "; ".join(problems) + ".", hint)
-    if ax.get_legend() is None:
-        return wrong(name, "the curves are right but there is no legend: call ax.legend().", hint)
-    return correct(name, "ReLU, GELU and SiLU on one axis: they agree for large x and differ "
-                   "only in the negative valley.")
+check_dead_units = Check(
+    "Exercise 3 (count the dead units)",
+    reference=dead_units,
+    cases=[(_SMALL,), (_pushed_pre_activations(),)],
+    compare=exact(),
+    mistakes=[
+        Mistake("{call} counts entries <= 0, not units: a unit is a column of H, dead only "
+                "when every token leaves it off.", answer=lambda H: int((H <= 0).sum())),
+        Mistake("{call} counts units that are off for at least one token; a unit is dead only "
+                "when it is off for every token.", answer=lambda H: int((H <= 0).any(dim=0).sum())),
+        Mistake("{call} counts columns below 0 everywhere; at exactly 0 ReLU's slope is 0 too "
+                "(torch's choice), so a column of zeros and negatives gets no gradient either.",
+                answer=lambda H: int((H < 0).all(dim=0).sum())),
+        Mistake("{call} counts tokens (rows) that every unit ignores; the units are the "
+                "columns of H.", answer=lambda H: int((H <= 0).all(dim=1).sum())),
+        Mistake("{call} is the number of units, not the dead ones.", answer=lambda H: H.shape[1]),
+        Mistake("{call} counts the live units; the question asks for the dead ones.",
+                answer=lambda H: H.shape[1] - dead_units(H)),
+    ],
+    success="your count agrees with autograd: on the hand-made H, and on an FFN whose 16 pushed "
+            "units are dead for all 256 tokens.",
+    name="count_dead_units",
+)
+
+# Exercise 4 ----------------------------------------------------------------------------
 
 
-def _curve_mistake(curve, x, y):
-    """A guess at the typical mistake behind a wrong curve, as a phrase."""
-    if curve == "gelu" and np.allclose(y, x * activations.std_normal_cdf(x) * 2 - x, atol=1e-3):
-        return " (that is x * erf(x / sqrt(2)): Phi(x) is 0.5 * (1 + erf(x / sqrt(2))))"
-    if curve == "gelu" and np.allclose(y, x * activations.std_normal_cdf(x * np.sqrt(2)), atol=1e-3):
-        return " (that is 0.5 * x * (1 + erf(x)): divide by sqrt(2) inside erf)"
-    if curve == "silu" and np.allclose(y, 1 / (1 + np.exp(-x)), atol=1e-3):
-        return " (that is sigmoid(x) alone: SiLU multiplies it by x)"
-    if curve == "relu" and np.allclose(y, np.abs(x), atol=1e-3):
-        return " (that is |x|: ReLU sets negatives to 0)"
-    return ""
+class _Slope:
+    """A derivative handed to the learner's function, named in messages by what it is."""
+
+    def __init__(self, fn, name):
+        self.fn, self.name = fn, name
+
+    def __call__(self, x):
+        return self.fn(x)
+
+    def __repr__(self):
+        return self.name
 
 
-def check_gelu_grad(gelu_grad):
-    """Exercise 2: the exact derivative of GELU, Phi(x) + x * phi(x)."""
-    name = "Exercise 2 (GELU's derivative)"
-    hint = ("product rule on x * Phi(x): d/dx = Phi(x) + x * phi(x), with phi(x) = "
-            "exp(-x**2 / 2) / sqrt(2 * pi) the normal density.")
-    x = np.linspace(-4.0, 4.0, 81)
-    got = attempt(gelu_grad, x)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    xt = torch.tensor(x, requires_grad=True)
-    torch.nn.functional.gelu(xt).sum().backward()
-    expected = xt.grad.numpy()
-    arr = to_numpy(got) if not isinstance(got, Exception) else None
-    if arr is not None and arr.shape == x.shape:
-        if np.allclose(arr, activations.std_normal_cdf(x), atol=1e-4):
-            return wrong(name, "your derivative is Phi(x) alone: that is the gate, not the slope; "
-                         "it misses the x * phi(x) term and is never negative.", hint)
-        if np.allclose(arr, activations.gelu(x), atol=1e-4):
-            return wrong(name, "your function returns GELU(x) itself, not its derivative.", hint)
-        if np.allclose(arr, activations.gelu_grad(x, "tanh"), atol=1e-3) and not np.allclose(
-                arr, expected, atol=1e-6):
-            return wrong(name, "this is the derivative of the tanh approximation; the exercise "
-                         "asks for exact GELU (torch's default).", hint)
-    return compare_arrays(name, got, expected, "gelu_grad(x)", hint, atol=1e-6, rtol=1e-6)
+def _valley(slope, lo, hi):
+    return scipy.optimize.brentq(slope, lo, hi, xtol=1e-12)
 
 
-def check_dead_units(count_dead_units):
-    """Exercise 3: units (columns) whose ReLU derivative is 0 for every token."""
-    name = "Exercise 3 (count the dead units)"
-    hint = ("a unit j is dead for this batch when H[:, j] <= 0 for every token: "
-            "(H <= 0).all(dim=0) marks those columns; count them.")
-    H = torch.tensor([[-1.0, 2.0, -0.5, 0.0, 0.3],
-                      [-2.0, -1.0, -0.1, -3.0, 0.2],
-                      [-0.5, 0.5, -2.0, 0.0, 0.1]])     # (T=3 tokens, d_ff=5 units)
-    got = attempt(count_dead_units, H)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    if isinstance(got, Exception):
-        return wrong(name, f"count_dead_units(H) raised {type(got).__name__}: {got}", hint)
-    try:
-        value = float(got)
-    except (TypeError, ValueError, RuntimeError):
-        return wrong(name, f"count_dead_units(H) returned a {type(got).__name__}; return one "
-                     "number (int(...)).", hint)
-    off = H <= 0
-    mistakes = {  # what typical slips give for this H (10, 4, 2 and 5)
-        int(off.sum()): f"you counted entries <= 0 ({int(off.sum())} of {H.numel()}), not units: "
-                        "a unit is a column of H, dead only if every token leaves it off.",
-        int(off.any(dim=0).sum()): "you counted units that are off for at least one token (any); "
-                                   "a unit is dead only when it is off for all tokens.",
-        int((H < 0).all(dim=0).sum()): "you counted columns with every entry < 0; at exactly 0 "
-                                       "ReLU's derivative is also 0 (torch's choice), so use <= 0.",
-        H.shape[1]: "that is the number of units, not the dead ones.",
-    }
-    if value in mistakes:
-        return wrong(name, f"count_dead_units(H) = {value:g}: " + mistakes[int(value)], hint)
-    if value != 3.0:
-        return wrong(name, f"count_dead_units(H) = {value:g}; expected 3 for this H "
-                     "(columns 0, 2 and 3 are never positive).", hint)
-    return correct(name, "3 of 5 units get no gradient through ReLU from this batch.")
+def _near(a, b, tol):
+    return isinstance(a, (int, float, np.floating)) and abs(a - b) < tol
+
+
+check_valley_finder = Check(
+    "Exercise 4 (the bottom of the valley by bisection)",
+    reference=_valley,
+    cases=[(_Slope(activations.gelu_grad, "gelu_grad"), -3.0, 0.0),
+           (_Slope(activations.silu_grad, "silu_grad"), -3.0, 0.0),
+           (_Slope(lambda x: x - 0.3, "slope of (x - 0.3)**2 / 2"), -1.0, 2.0)],
+    compare=number(rel=0, abs=1e-6),
+    mistakes=[
+        Mistake("{call} walked to an end of the bracket: when the slope at the middle is "
+                "negative, the bottom lies to its right, so the middle becomes the new left end.",
+                when=lambda got, slope, lo, hi: _near(got, lo, 1e-3) or _near(got, hi, 1e-3)),
+        Mistake("{call} is close but not within 1e-6: keep halving until the bracket is "
+                "narrower than 1e-7 (about 25 halvings for a bracket 3 wide).",
+                when=lambda got, slope, lo, hi: _near(got, _valley(slope, lo, hi), 1e-2)),
+    ],
+    success="bisection on the slope finds the bottom of both valleys, GELU's at x = -0.7518 "
+            "and SiLU's at x = -1.2785, as scipy's optimiser did in section 4.",
+    name="find_valley",
+)

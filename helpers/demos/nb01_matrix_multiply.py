@@ -1,40 +1,150 @@
-"""Notebook 01's demo: pick T, d, m and see X @ W = Z drawn to scale."""
+"""Notebook 01's pictures and demo: one output as a dot product, one changed token, and
+X (T x d) @ W (d x m) = Z (T x m) drawn to scale with T, d and m on the edges."""
 
+import numpy as np
 from ipywidgets import IntSlider
-from matplotlib.patches import Rectangle
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
 
+from helpers.plots import NEUTRAL, OKABE_ITO
 from helpers.widgets import LiveFigure
+
+# One colour per role, the same in every picture of the notebook.
+INPUT = OKABE_ITO["sky_blue"]        # x, X: the tokens
+WEIGHT = OKABE_ITO["orange"]         # W
+OUTPUT = OKABE_ITO["bluish_green"]   # z, Z
+BLANK = "white"
 
 SAMPLE = {"T": 16, "d": 32, "m": 128}
 
 
-def _block(ax, x, y, w, h, label, color):
-    ax.add_patch(Rectangle((x, y), w, h, facecolor=color, edgecolor="black", alpha=0.6))
-    ax.text(x + w / 2, y + h / 2, label, ha="center", va="center", fontsize=10)
+def _cells(ax, values, left, top, fill, numbers=True):
+    """A matrix as a grid of unit cells, row 0 at the top; fill[r][c] colours each cell."""
+    rows, cols = fill.shape[:2] if values is None else values.shape
+    for r in range(rows):
+        for c in range(cols):
+            ax.add_patch(Rectangle((left + c, top - r - 1), 1, 1, facecolor=fill[r][c],
+                                   edgecolor=NEUTRAL, lw=0.8))
+            if numbers:
+                ax.text(left + c + 0.5, top - r - 0.5, f"{values[r, c]:g}", ha="center",
+                        va="center", fontsize=9)
+
+
+def _fill(shape, color, mask=None):
+    """An array of colours: `color` where mask is True (everywhere without a mask), else blank."""
+    fill = np.full(shape, BLANK, dtype=object)
+    fill[np.ones(shape, bool) if mask is None else mask] = color
+    return fill
+
+
+def dot_product(x, W, column):
+    """Figure: x (d,) @ W (d, m) = z (m,), with one column of W and its output entry marked."""
+    x, W = np.asarray(x, float), np.asarray(W, float)
+    d, m = W.shape
+    z = x @ W
+    fig = Figure(figsize=(9.0, 3.2))
+    ax = fig.add_axes((0.01, 0.02, 0.98, 0.8))
+    middle = d / 2 + 0.5                       # x and z sit at the height of W's middle
+    in_column = np.zeros((d, m), bool)
+    in_column[:, column] = True
+    out_entry = np.zeros((1, m), bool)
+    out_entry[0, column] = True
+    left_W, left_z = d + 1.5, d + m + 3.0
+    _cells(ax, x[None, :], 0, middle, _fill((1, d), INPUT))
+    _cells(ax, W, left_W, d, _fill((d, m), WEIGHT, in_column))
+    _cells(ax, z[None, :], left_z, middle, _fill((1, m), OUTPUT, out_entry))
+    for at, sign in ((d + 0.75, "@"), (d + m + 2.25, "=")):
+        ax.text(at, middle - 0.5, sign, ha="center", va="center", fontsize=14)
+    for left, top, name in ((0, middle, "x"), (left_W, d, "W"), (left_z, middle, "z = x @ W")):
+        ax.text(left, top + 0.3, name, ha="left", va="bottom", fontsize=11)
+    for c in range(m):
+        ax.text(left_W + c + 0.5, -0.3, f"{c + 1}", ha="center", va="top", fontsize=9,
+                weight="bold" if c == column else "normal")
+    terms = " + ".join(f"({a:g})·({b:g})" for a, b in zip(x, W[:, column], strict=True))
+    ax.text(left_W + m / 2, -1.3, f"output {column + 1} = {terms} = {z[column]:g}",
+            ha="center", va="top", fontsize=10)
+    ax.set_xlim(-0.3, left_z + m + 0.3)
+    ax.set_ylim(-2.3, d + 1.2)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    ax.set_title(f"Output {column + 1} = x · column {column + 1} of W = {z[column]:g}: "
+                 "each output has its own column", fontsize=11)
+    return fig
+
+
+def changed_rows(X, X_changed, Z, Z_changed):
+    """Figure: which entries of X and of Z = X @ W differ between two runs, token by token."""
+    moved_in = np.asarray(X) != np.asarray(X_changed)
+    moved_out = np.asarray(Z) != np.asarray(Z_changed)
+    (T, d), m = moved_in.shape, moved_out.shape[1]
+    fig = Figure(figsize=(8.0, 2.9))
+    ax = fig.add_axes((0.01, 0.02, 0.8, 0.8))
+    left_Z = d + 3.0
+    _cells(ax, None, 0, T, _fill((T, d), INPUT, moved_in), numbers=False)
+    _cells(ax, None, left_Z, T, _fill((T, m), OUTPUT, moved_out), numbers=False)
+    ax.text(d + 1.5, T / 2, "@ W", ha="center", va="center", fontsize=12)
+    for t in range(T):
+        ax.text(-0.3, T - t - 0.5, f"token {t}", ha="right", va="center", fontsize=10)
+    ax.text(0, T + 0.3, f"X ({T} x {d})", ha="left", va="bottom", fontsize=11)
+    ax.text(left_Z, T + 0.3, f"Z = X @ W ({T} x {m})", ha="left", va="bottom", fontsize=11)
+    ax.legend(handles=[Patch(facecolor=INPUT, edgecolor=NEUTRAL, label="changed in X"),
+                       Patch(facecolor=OUTPUT, edgecolor=NEUTRAL, label="changed in Z"),
+                       Patch(facecolor=BLANK, edgecolor=NEUTRAL, label="unchanged")],
+              loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
+    ax.set_xlim(-2.6, left_Z + m + 0.3)
+    ax.set_ylim(-0.3, T + 1.2)
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    rows_in = ", ".join(str(t) for t in sorted(set(np.nonzero(moved_in)[0].tolist())))
+    rows_out = ", ".join(str(t) for t in sorted(set(np.nonzero(moved_out)[0].tolist())))
+    ax.set_title(f"Change token {rows_in}: row {rows_out} of Z moves, the others stay bit for bit",
+                 fontsize=11)
+    return fig
+
+
+def _block(ax, left, top, width, height, name, rows, cols, color):
+    """A matrix drawn to scale as one rectangle, its sizes written on its top and left edges."""
+    ax.add_patch(Rectangle((left, top - height), width, height, facecolor=color,
+                           edgecolor="black", lw=1.0))
+    ax.annotate(cols, (left + width / 2, top), xytext=(0, 3), textcoords="offset points",
+                ha="center", va="bottom", fontsize=10)
+    ax.annotate(rows, (left, top - height / 2), xytext=(-3, 0), textcoords="offset points",
+                ha="right", va="center", fontsize=10, rotation=90)
+    ax.annotate(name, (left + width / 2, top - height), xytext=(0, -4), textcoords="offset points",
+                ha="center", va="top", fontsize=11, weight="bold")
 
 
 def draw(fig, T, d, m):
-    """Rectangles for X (T x d), W (d x m) and Z (T x m), with FLOPs and parameters."""
-    ax = fig.add_subplot(1, 1, 1)
-    gap = 0.15 * max(d, m)
-    _block(ax, 0, -T, d, T, f"X\n{T} x {d}", "#9ecae1")
-    _block(ax, d + gap, -d, m, d, f"W\n{d} x {m}", "#fdae6b")
-    _block(ax, d + m + 2 * gap, -T, m, T, f"Z\n{T} x {m}", "#a1d99b")
-    ax.text(d + gap / 2, -T / 2, "@", ha="center", va="center", fontsize=14)
-    ax.text(d + m + 1.5 * gap, -T / 2, "=", ha="center", va="center", fontsize=14)
-    ax.set_xlim(-gap / 2, d + 2 * m + 2.5 * gap)
-    ax.set_ylim(-max(T, d) - gap / 2, gap / 2)
-    ax.set_aspect("equal")
-    ax.set_xlabel("columns (features)")
-    ax.set_ylabel("rows (tokens for X and Z)")
-    flops = 2 * T * d * m
-    ax.set_title(f"X @ W: {flops:,} FLOPs (2*T*d*m), W holds {d * m:,} weights")
+    """X (T x d) @ W (d x m) = Z (T x m) to scale, T, d and m on the edges; FLOPs and weights."""
+    ax = fig.add_axes((0.02, 0.02, 0.96, 0.8))
+    high = max(T, d)
+    gap = max(0.12 * (d + 2 * m) + 1, 0.4 * high)   # room for the labels between the blocks
+    left_W, left_Z = d + gap, d + m + 2 * gap
+    _block(ax, 0, 0, d, T, "X", f"T = {T}", f"d = {d}", INPUT)
+    _block(ax, left_W, 0, m, d, "W", f"d = {d}", f"m = {m}", WEIGHT)
+    _block(ax, left_Z, 0, m, T, "Z", f"T = {T}", f"m = {m}", OUTPUT)
+    middle = -min(T, d) / 2
+    ax.text(d + gap / 2, middle, "@", ha="center", va="center", fontsize=14)
+    ax.text(left_W + m + gap / 2, middle, "=", ha="center", va="center", fontsize=14)
+    # Equal scale on both axes, set by hand (no layout pass): the blocks fill the axes,
+    # with a few pixels left around them for the labels.
+    wide, (width_px, height_px) = left_Z + m, (ax.bbox.width, ax.bbox.height)
+    pad_side, pad_top, pad_bottom = 24, 22, 24
+    scale = min((width_px - 2 * pad_side) / wide, (height_px - pad_top - pad_bottom) / high)
+    left = -(width_px / scale - wide) / 2
+    bottom = -high - (height_px / scale - high) * pad_bottom / (pad_top + pad_bottom)
+    ax.set_xlim(left, left + width_px / scale)
+    ax.set_ylim(bottom, bottom + height_px / scale)
+    ax.set_axis_off()
+    weights, tokens = ("weight" if d * m == 1 else "weights"), ("token" if T == 1 else "tokens")
+    ax.set_title(f"X @ W = Z: 2·T·d·m = {2 * T * d * m:,} FLOPs; W holds {d * m:,} {weights}, "
+                 f"shared by all {T} {tokens}", fontsize=11)
 
 
 def make():
     controls = {
         "T": IntSlider(value=4, min=1, max=64, description="T (tokens)", continuous_update=False),
-        "d": IntSlider(value=4, min=1, max=64, description="d", continuous_update=False),
-        "m": IntSlider(value=8, min=1, max=256, description="m", continuous_update=False),
+        "d": IntSlider(value=4, min=1, max=64, description="d (input size)", continuous_update=False),
+        "m": IntSlider(value=8, min=1, max=256, description="m (output size)", continuous_update=False),
     }
     return LiveFigure(draw, controls, figsize=(8.0, 3.5), title="X @ W = Z")
