@@ -31,6 +31,8 @@ def _config(shipped, label=None, **changes):
 
 
 class Sizes(NamedTuple):
+    """The sizes of a Llama- or Mixtral-style config that the typical mistakes depend on."""
+
     d: int          # hidden_size
     d_ff: int       # intermediate_size, of one MLP (one expert in an MoE)
     layers: int
@@ -40,7 +42,7 @@ class Sizes(NamedTuple):
 
 
 def _sizes(c):
-    """The sizes of a Llama- or Mixtral-style config that typical mistakes depend on."""
+    """Sizes of a config dict; experts is 1 for a dense model."""
     d = c["hidden_size"]
     return Sizes(d, c["intermediate_size"], c["num_hidden_layers"], c["vocab_size"],
                  c["num_key_value_heads"] * (d // c["num_attention_heads"]), c.get("num_local_experts", 1))
