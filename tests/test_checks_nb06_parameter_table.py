@@ -1,57 +1,128 @@
-"""Notebook 06's exercise checks: accept the solutions, explain typical mistakes."""
+"""Notebook 06's checks accept a right answer, name typical mistakes, and say "not attempted" for a stub."""
+
+import pytest
 
 from helpers.checks import nb06_parameter_table as checks
+from helpers.config_params import count_params
 
 
-def test_not_attempted_does_not_raise():
-    for fb in [checks.check_layer_params(lambda d, e: None), checks.check_count_llama(lambda c: None),
-               checks.check_crossover(lambda d, f: None)]:
+def count_llama(c):
+    d, d_ff, n = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"]
+    kv = c["num_key_value_heads"] * (d // c["num_attention_heads"])
+    head = 0 if c["tie_word_embeddings"] else c["vocab_size"] * d
+    return n * (2 * d * d + 2 * d * kv + 3 * d * d_ff + 2 * d) + c["vocab_size"] * d + d + head
+
+
+def count_moe(c):
+    d, d_ff, n = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"]
+    experts, k = c["num_local_experts"], c["num_experts_per_tok"]
+    total = count_llama(c) + n * ((experts - 1) * 3 * d * d_ff + d * experts)
+    return total, total - n * (experts - k) * 3 * d * d_ff
+
+
+def test_untouched_stubs_are_not_attempted():
+    for fb in [checks.check_count_llama(lambda c: None), checks.check_count_moe(lambda c: None),
+               checks.check_share_guess(None, 64.4)]:
         assert fb.status == "not attempted" and not fb
-        assert "not attempted yet" in str(fb)
+        assert str(fb).startswith("[not attempted yet] Exercise")
+        assert "Hint" not in str(fb)
 
 
-def test_layer_params():
-    assert checks.check_layer_params(lambda d, e: (4 * d * d, 2 * e * d * d))
-    fb = checks.check_layer_params(lambda d, e: (3 * d * d, 2 * e * d * d))
-    assert not fb and "not the output projection" in fb.message
-    fb = checks.check_layer_params(lambda d, e: (4 * d * d, e * d * d))
-    assert not fb and "one matrix" in fb.message
-    fb = checks.check_layer_params(lambda d, e: 4 * d * d)
-    assert not fb and "expected a pair" in fb.message
-    fb = checks.check_layer_params(lambda d, e: (4 * d * d, 8 * d * d))
-    assert not fb and "expected 2*3*d^2 = 600" in fb.message
+def test_the_reference_is_the_calculator():
+    # the check's cases are the shipped configs, counted by helpers.config_params
+    assert count_llama(checks._config("llama-3-8b")) == count_params("llama-3-8b").total == 8_030_261_248
+    assert count_moe(checks._config("mixtral-8x7b")) == (46_702_792_704, 12_879_925_248)
 
 
-def solution(c):
-    d, f, n = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"]
-    kv = c["num_key_value_heads"] * d // c["num_attention_heads"]
-    return n * (2 * d * d + 2 * d * kv + 3 * d * f + 2 * d) + 2 * c["vocab_size"] * d + d
+def test_count_llama_accepts_the_solution():
+    fb = checks.check_count_llama(count_llama)
+    assert fb and str(fb).startswith("[correct] Exercise 2") and "1,034,512,384" in fb.message
 
 
-def test_count_llama():
-    assert checks.check_count_llama(solution)
-    fb = checks.check_count_llama(lambda c: solution(c | {"num_key_value_heads": c["num_attention_heads"]}))
-    assert not fb and "grouped-query attention" in fb.message
-    fb = checks.check_count_llama(
-        lambda c: solution(c) - c["num_hidden_layers"] * c["hidden_size"] * c["intermediate_size"])
-    assert not fb and "three (gate, up, down)" in fb.message
-    fb = checks.check_count_llama(lambda c: solution(c) - c["vocab_size"] * c["hidden_size"])
-    assert not fb and "lm_head is missing" in fb.message
-    fb = checks.check_count_llama(lambda c: solution(c) - c["hidden_size"])
-    assert not fb and "final RMSNorm" in fb.message
-    fb = checks.check_count_llama(lambda c: solution(c) + 1)
-    assert not fb and "off by +1" in fb.message
+def kv_full(c):
+    return count_llama(c | {"num_key_value_heads": c["num_attention_heads"]})
+
+
+def minus_one_mlp_matrix(c):
+    return count_llama(c) - c["num_hidden_layers"] * c["hidden_size"] * c["intermediate_size"]
+
+
+def always_untied(c):
+    return count_llama(c | {"tie_word_embeddings": False})
+
+
+def never_a_head(c):
+    return count_llama(c | {"tie_word_embeddings": True})
+
+
+def with_mlp_biases(c):
+    return count_llama(c) + c["num_hidden_layers"] * (2 * c["intermediate_size"] + c["hidden_size"])
+
+
+def norms_with_bias(c):
+    return count_llama(c) + (2 * c["num_hidden_layers"] + 1) * c["hidden_size"]
+
+
+@pytest.mark.parametrize(("answer", "words"), [
+    (kv_full, "grouped-query attention"),
+    (minus_one_mlp_matrix, "three (gate_proj, up_proj, down_proj)"),
+    (always_untied, "this config ties it (tie_word_embeddings is true)"),
+    (never_a_head, "the lm_head is missing"),
+    (lambda c: count_llama(c) - c["hidden_size"], "final RMSNorm"),
+    (lambda c: count_llama(c) - (2 * c["num_hidden_layers"] + 1) * c["hidden_size"], "RMSNorm weights are missing"),
+    (norms_with_bias, "RMSNorm has a weight only"),
+    (with_mlp_biases, "no biases"),
+])
+def test_count_llama_names_the_mistake(answer, words):
+    fb = checks.check_count_llama(answer)
+    assert not fb and fb.status == "wrong" and words in fb.message, fb.message
+    assert "<" in fb.message and "config>" in fb.message      # the config by its name, not field by field
+
+
+def test_count_llama_other_answers():
+    fb = checks.check_count_llama(lambda c: count_llama(c) + 1)
+    assert not fb and "= 1,100,048,385; expected 1,100,048,384" in fb.message
     fb = checks.check_count_llama(lambda c: "a lot")
-    assert not fb and "whole number" in fb.message
+    assert not fb and "expected the number" in fb.message
+    fb = checks.check_count_llama(lambda c: c["hidden_dim"])
+    assert not fb and "raised KeyError" in fb.message
 
 
-def test_crossover():
-    assert checks.check_crossover(lambda d, f: 2 * f)
-    fb = checks.check_crossover(lambda d, f: f)
-    assert not fb and "T/2 on average" in fb.message
-    fb = checks.check_crossover(lambda d, f: 4 * d)
-    assert not fb and "attention projections" in fb.message
-    fb = checks.check_crossover(lambda d, f: 8 * d)
-    assert not fb and "use d_ff" in fb.message
-    fb = checks.check_crossover(lambda d, f: 1 / 0)
-    assert not fb and "ZeroDivisionError" in fb.message
+def test_count_moe():
+    fb = checks.check_count_moe(count_moe)
+    assert fb and "12,879,925,248" in fb.message
+    cases = [
+        (lambda c: count_moe(c)[::-1], "you returned (active, total)"),
+        (lambda c: (count_moe(c)[0], count_moe(c)[0]), "a token runs only num_experts_per_tok"),
+        (lambda c: tuple(x - c["num_hidden_layers"] * c["hidden_size"] * c["num_local_experts"]
+                         for x in count_moe(c)), "the router is missing"),
+        (lambda c: (count_moe(c)[0],
+                    count_moe(c)[1] - c["num_hidden_layers"] * c["hidden_size"] * c["num_local_experts"]),
+         "active leaves out the router"),
+        (lambda c: (count_llama(c), count_moe(c)[1]), "total counts one expert per layer"),
+        (lambda c: (count_moe(c)[0], count_moe(c)[1] - 2 * c["vocab_size"] * c["hidden_size"]),
+         "leaves out the embedding and the lm_head"),
+        (lambda c: count_moe(c)[0], "expected a pair (total, active)"),
+    ]
+    for answer, words in cases:
+        fb = checks.check_count_moe(answer)
+        assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_count_moe_is_tried_beyond_mixtral():
+    # hard-coding Mixtral's 8 experts and top-2 passes the first case and fails the second
+    def mixtral_only(c):
+        total, active = count_moe(c | {"num_local_experts": 8, "num_experts_per_tok": 2})
+        return total, active
+
+    fb = checks.check_count_moe(mixtral_only)
+    assert not fb and "16 experts, top-4" in fb.message
+
+
+def test_share_prediction():
+    fb = checks.check_share_guess(64, 64.39)
+    assert fb and "you predicted 64%, the run gives 64%" in fb.message and "9 of 257 expert MLPs" in fb.message
+    fb = checks.check_share_guess(98, 64.39)
+    assert not fb and "you predicted 98%" in fb.message
+    fb = checks.check_share_guess("two thirds", 64.39)
+    assert not fb and "write a number" in fb.message

@@ -1,117 +1,224 @@
-"""Checks for the exercises of notebook 06 (the GPT-3 parameter table)."""
+"""Checks for notebook 06's exercises (the GPT-3 parameter table).
 
-from helpers.checks.core import MISSING, attempt, correct, not_attempted, wrong
+1. A prediction: the MLP's share of the parameters one DeepSeek-V3 token uses.
+2. `count_llama(config)`: the exact parameter count of a Llama-style config.json.
+3. (stretch) `count_moe(config)`: (total, active) of a Mixtral-style config.json.
+
+The reference of every count is the course's calculator, `helpers.config_params.count_params`.
+"""
+
+from typing import NamedTuple
+
+from helpers.checks.compare import exact
+from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.config_params import count_params, load_config
 
 
-def _number(name, call, got, hint):
-    """Feedback for an answer that is not a whole number (None when it is one)."""
-    if isinstance(got, Exception):
-        return wrong(name, f"{call} raised {type(got).__name__}: {got}", hint)
-    if isinstance(got, bool) or not isinstance(got, int):
-        if isinstance(got, float) and got.is_integer():
-            return None
-        return wrong(name, f"{call} returned {got!r}, expected a whole number of parameters.", hint)
-    return None
+class NamedConfig(dict):
+    """A config dict that messages show by its name ("<llama-3-8b config>"), not field by field."""
+
+    def __init__(self, config, name):
+        super().__init__(config)
+        self.name = name
+
+    def __repr__(self):
+        return f"<{self.name} config>"
 
 
-def check_layer_params(layer_params):
-    """Exercise 1: weights of one block, (attention, mlp), for width d_model and MLP expansion."""
-    name = "Exercise 1 (one block: 4d^2 vs 2*expansion*d^2)"
-    hint = ("attention has four d x d matrices (Q, K, V, output); the MLP has an up-projection "
-            "d x (expansion*d) and a down-projection back.")
-    for d_model, expansion in [(12288, 4), (768, 4), (10, 3)]:
-        call = f"layer_params({d_model}, {expansion})"
-        got = attempt(layer_params, d_model, expansion)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        if isinstance(got, Exception):
-            return wrong(name, f"{call} raised {type(got).__name__}: {got}", hint)
+def _config(shipped, label=None, **changes):
+    """A shipped config as the learner's function receives it, with some fields changed."""
+    return NamedConfig(load_config(shipped) | changes, label or shipped)
+
+
+class Sizes(NamedTuple):
+    """The sizes of a Llama- or Mixtral-style config that the typical mistakes depend on."""
+
+    d: int          # hidden_size
+    d_ff: int       # intermediate_size, of one MLP (one expert in an MoE)
+    layers: int
+    vocab: int
+    kv_width: int   # num_key_value_heads * head_dim: the width of k_proj and v_proj
+    experts: int
+
+
+def _sizes(c):
+    """Sizes of a config dict; experts is 1 for a dense model."""
+    d = c["hidden_size"]
+    return Sizes(d, c["intermediate_size"], c["num_hidden_layers"], c["vocab_size"],
+                 c["num_key_value_heads"] * (d // c["num_attention_heads"]), c.get("num_local_experts", 1))
+
+
+def _total(c):
+    return count_params(dict(c)).total
+
+
+def _off_by(*deltas):
+    """A `when` test: the learner's count is the reference's plus one of deltas(config) (None: not here)."""
+
+    def when(got, c):
+        steps = {delta(c) for delta in deltas} - {None, 0}
+        return isinstance(got, int) and got - _total(c) in steps
+
+    return when
+
+
+def _tied(c):
+    return c.get("tie_word_embeddings") is True
+
+
+# ---- Exercise 1: a prediction --------------------------------------------------------------
+
+_DS = load_config("deepseek-v3")
+check_share_guess = Prediction(
+    "Exercise 1 (predict DeepSeek-V3's MLP share per token)",
+    why=(f"Each of DeepSeek-V3's {_DS['num_hidden_layers'] - _DS['first_k_dense_replace']} MoE layers holds "
+         f"{_DS['n_routed_experts']} routed experts and {_DS['n_shared_experts']} shared one, and a token "
+         f"runs {_DS['num_experts_per_tok']} routed experts plus the shared one: "
+         f"{_DS['num_experts_per_tok'] + _DS['n_shared_experts']} of "
+         f"{_DS['n_routed_experts'] + _DS['n_shared_experts']} expert MLPs. Attention, the first "
+         f"{_DS['first_k_dense_replace']} dense MLPs and the embeddings are used in full, so per token "
+         "the MLP's share falls back near a dense model's 2/3."),
+    rel=0.2,
+    variable="my_share_guess",
+    fmt="{:.0f}%",
+)
+
+# ---- Exercise 2: count a Llama config ------------------------------------------------------
+
+_TINY_TIED = _config("tinyllama-1.1b", "tinyllama-1.1b with tie_word_embeddings: true",
+                     tie_word_embeddings=True)
+
+
+def _biases(c):
+    """Biases a learner may add by mistake, over all layers: attention's, the MLP's, both."""
+    s = _sizes(c)
+    attention, mlp = 2 * s.d + 2 * s.kv_width, 2 * s.d_ff + s.d
+    return tuple(s.layers * b for b in (attention, mlp, attention + mlp))
+
+
+def _full_kv(c):
+    s = _sizes(c)
+    return s.layers * 2 * s.d * (s.d - s.kv_width)
+
+
+def _head(c):
+    s = _sizes(c)
+    return s.vocab * s.d
+
+
+def _norms(c):
+    s = _sizes(c)
+    return (2 * s.layers + 1) * s.d
+
+
+_LLAMA_CASES = [(_config("tinyllama-1.1b"),), (_config("llama-3-8b"),), (_config("llama-2-7b"),), (_TINY_TIED,)]
+
+
+check_count_llama = Check(
+    "Exercise 2 (count a Llama config by hand)",
+    reference=_total,
+    cases=_LLAMA_CASES,
+    mistakes=[
+        Mistake("{call} = {got:,}: your count has an lm_head, but this config ties it "
+                "(tie_word_embeddings is true): the unembedding reuses the embedding matrix, as GPT-2's does.",
+                when=_off_by(lambda c: _head(c) if _tied(c) else None)),
+        Mistake("{call} = {got:,}: the lm_head is missing: tie_word_embeddings is false, so the "
+                "unembedding is a vocab_size x hidden_size matrix of its own.",
+                when=_off_by(lambda c: None if _tied(c) else -_head(c))),
+        Mistake("{call} = {got:,}: you gave k_proj and v_proj the full width hidden_size; with "
+                "grouped-query attention they have num_key_value_heads * head_dim outputs "
+                "(head_dim = hidden_size / num_attention_heads).", when=_off_by(_full_kv)),
+        Mistake("{call} = {got:,}: one hidden_size x intermediate_size matrix per layer is missing: "
+                "the gated MLP has three (gate_proj, up_proj, down_proj).",
+                when=_off_by(lambda c: -_sizes(c).layers * _sizes(c).d * _sizes(c).d_ff)),
+        Mistake("{call} = {got:,}: the RMSNorm weights are missing: two per layer "
+                "(input_layernorm, post_attention_layernorm) plus the final norm, hidden_size each.",
+                when=_off_by(lambda c: -_norms(c))),
+        Mistake("{call} = {got:,}: the final RMSNorm (hidden_size weights, after the last layer) is missing.",
+                when=_off_by(lambda c: -_sizes(c).d)),
+        Mistake("{call} = {got:,}: you gave each RMSNorm a bias; RMSNorm has a weight only "
+                "(LayerNorm, as in GPT-2, has both).",
+                when=_off_by(_norms)),
+        Mistake("{call} = {got:,}: Llama's linear layers have no biases (attention_bias and mlp_bias "
+                "are false); count weights only.",
+                when=_off_by(*(lambda c, i=i: _biases(c)[i] for i in range(3)))),
+    ],
+    compare=exact(),
+    success="TinyLlama {:,}, Llama-3-8B {:,} and Llama-2-7B {:,}, exactly, and {:,} for TinyLlama "
+            "with a tied lm_head.".format(*(_total(c) for (c,) in _LLAMA_CASES)),
+    name="count_llama",
+)
+
+
+# ---- Exercise 3 (stretch): a mixture of experts ---------------------------------------------
+
+def _counts(c):
+    b = count_params(dict(c))
+    return b.total, b.active
+
+
+def _pair():
+    """Compare a (total, active) pair of whole numbers."""
+    whole = exact()
+
+    def compare(got, expected):
         if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return wrong(name, f"{call} returned {got!r}; expected a pair (attention, mlp).", hint)
-        attention, mlp = got
-        d2 = d_model * d_model
-        if attention == 3 * d2:
-            return wrong(name, f"{call} gives attention = 3*d^2 = {attention:,}: "
-                         "you counted Q, K and V but not the output projection.", hint)
-        if attention != 4 * d2:
-            return wrong(name, f"{call} gives attention = {attention:,}; expected 4*d^2 = {4 * d2:,}.",
-                         hint)
-        if mlp == expansion * d2:
-            return wrong(name, f"{call} gives mlp = {mlp:,}: that is one matrix; "
-                         "the MLP has two (up and down).", hint)
-        if mlp != 2 * expansion * d2:
-            return wrong(name, f"{call} gives mlp = {mlp:,}; expected 2*{expansion}*d^2 = "
-                         f"{2 * expansion * d2:,}.", hint)
-    return correct(name, "4d^2 for attention, 8d^2 for a 4x MLP: exactly twice as many.")
+            return f"returned {got!r}; expected a pair (total, active)"
+        for what, g, e in zip(("total", "active"), got, expected, strict=True):
+            problem = whole(g, e)
+            if problem is not None:
+                return f"gives {what} {problem}"
+        return None
+
+    return compare
 
 
-def check_count_llama(count_llama):
-    """Exercise 2: the exact total of a Llama-style config (GQA, gated MLP, RMSNorm, untied head)."""
-    name = "Exercise 2 (count a Llama config by hand)"
-    hint = ("per layer: q and o are d x d, k and v are d x (num_key_value_heads * head_dim); "
-            "gate, up and down are d x d_ff each; two RMSNorm weights of size d. Then embedding, "
-            "final norm and an untied lm_head.")
-    for model in ["tinyllama-1.1b", "llama-3-8b", "llama-2-7b"]:
-        config = load_config(model)
-        call = f"count_llama(<{model} config>)"
-        got = attempt(count_llama, dict(config))
-        if got is MISSING:
-            return not_attempted(name, hint)
-        problem = _number(name, call, got, hint)
-        if problem is not None:
-            return problem
-        expected = count_params(config).total
-        if got == expected:
-            continue
-        d, d_ff, layers = config["hidden_size"], config["intermediate_size"], config["num_hidden_layers"]
-        heads, kv = config["num_attention_heads"], config["num_key_value_heads"]
-        kv_width = kv * (d // heads)
-        mistakes = {
-            expected + layers * 2 * d * (d - kv_width):
-                "you gave k and v the full width d; with grouped-query attention they have "
-                f"num_key_value_heads * head_dim = {kv_width:,} outputs.",
-            expected - layers * d * d_ff:
-                "one d x d_ff matrix per layer is missing: the gated MLP has three (gate, up, down).",
-            expected - config["vocab_size"] * d:
-                "the lm_head is missing: tie_word_embeddings is false, so it is its own matrix.",
-            expected - (2 * layers + 1) * d:
-                "the RMSNorm weights are missing (two per layer plus the final norm, d each).",
-            expected - d:
-                "the final RMSNorm (d weights) is missing.",
-        }
-        if got in mistakes:
-            return wrong(name, f"{call} = {got:,}; expected {expected:,}: {mistakes[got]}", hint)
-        return wrong(name, f"{call} = {got:,}; expected {expected:,} (off by {got - expected:+,}).",
-                     hint)
-    return correct(name, "TinyLlama 1,100,048,384, Llama-3-8B 8,030,261,248 and "
-                   "Llama-2-7B 6,738,415,616, exactly.")
+def _router(c):
+    s = _sizes(c)
+    return s.layers * s.d * s.experts
 
 
-def check_crossover(crossover):
-    """Exercise 3: the context length where causal QK^T + AV FLOPs equal the MLP's."""
-    name = "Exercise 3 (when does attention's core overtake the MLP?)"
-    hint = ("per token and layer the MLP costs 2 * (2 * d_model * d_ff) FLOPs; QK^T and AV cost "
-            "2 * t * d_model each for a token that sees t keys, and with a causal mask a token "
-            "sees T/2 keys on average.")
-    for d_model, d_ff in [(64, 96), (768, 3072), (12288, 49152)]:
-        call = f"crossover({d_model}, {d_ff})"
-        got = attempt(crossover, d_model, d_ff)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        problem = _number(name, call, got, hint)
-        if problem is not None:
-            return problem
-        if got == 2 * d_ff:
-            continue
-        if got == d_ff:
-            return wrong(name, f"{call} = {got:,}: that is where a token that sees all T keys "
-                         "breaks even; with a causal mask a token sees T/2 on average.", hint)
-        if got == 4 * d_model:
-            return wrong(name, f"{call} = {got:,}: that is where the core overtakes the attention "
-                         "projections (8*d^2 FLOPs), not the MLP.", hint)
-        if got == 8 * d_model:
-            return wrong(name, f"{call} = {got:,} = 8*d_model: right for a 4x MLP, but use d_ff "
-                         f"itself (here d_ff = {d_ff / d_model:g} * d_model).", hint)
-        return wrong(name, f"{call} = {got:,}; expected {2 * d_ff:,}.", hint)
-    return correct(name, "T = 2 * d_ff: 6,144 tokens for GPT-2, 98,304 for GPT-3.")
+def _expert(c):
+    """One expert in every layer: a gated MLP (gate, up, down)."""
+    s = _sizes(c)
+    return s.layers * 3 * s.d * s.d_ff
+
+
+def _shifted(d_total, d_active):
+    return lambda c: (_counts(c)[0] + d_total(c), _counts(c)[1] + d_active(c))
+
+
+_MOE_CASES = [(_config("mixtral-8x7b"),),
+              (_config("mixtral-8x7b", "small Mixtral-style, 16 experts, top-4", hidden_size=1024,
+                       intermediate_size=2816, num_hidden_layers=6, num_attention_heads=16,
+                       num_key_value_heads=4, num_local_experts=16, num_experts_per_tok=4),)]
+
+
+check_count_moe = Check(
+    "Exercise 3 (count a mixture of experts)",
+    reference=_counts,
+    cases=_MOE_CASES,
+    mistakes=[
+        Mistake("you returned (active, total); return (total, active).",
+                when=lambda got, c: tuple(got) == _counts(c)[::-1]),
+        Mistake("{call}: active = total, but a token runs only num_experts_per_tok of the "
+                "num_local_experts expert MLPs in each layer.",
+                when=lambda got, c: got[1] == got[0] == _counts(c)[0]),
+        Mistake("{call}: the router is missing: each layer has a gate of hidden_size x "
+                "num_local_experts weights (one score per expert), and every token uses it.",
+                answer=_shifted(lambda c: -_router(c), lambda c: -_router(c))),
+        Mistake("{call}: total is right, but active leaves out the router: every token runs it "
+                "to choose its experts.", answer=_shifted(lambda c: 0, lambda c: -_router(c))),
+        Mistake("{call}: total counts one expert per layer: an MoE layer stores all "
+                "num_local_experts of them (each a gated MLP: gate, up, down).",
+                when=lambda got, c: _counts(c)[0] - got[0] in
+                {(c["num_local_experts"] - 1) * _expert(c) + router for router in (0, _router(c))}),
+        Mistake("{call}: active leaves out the embedding and the lm_head; published active counts "
+                "(Mixtral's 12.9B) include both in full.",
+                answer=_shifted(lambda c: 0, lambda c: -2 * _head(c))),
+    ],
+    compare=_pair(),
+    success="Mixtral 8x7B holds {:,} parameters and a token uses {:,}, exactly; your count also holds "
+            "for 16 experts with 4 per token.".format(*_counts(_MOE_CASES[0][0])),
+    name="count_moe",
+)

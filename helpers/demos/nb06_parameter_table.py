@@ -15,7 +15,9 @@ _FIELDS = {
 }
 _LLAMA_FIELDS = ("hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads")
 _EXPERT_FIELDS = ("moe_intermediate_size", "shared_expert_intermediate_size")
-_COMPONENT_COLORS = {"attention": COLORS["attention"], "mlp": COLORS["mlp"], "router": "#8c564b"}
+_COLORS = {"embedding": COLORS["embedding"], "position_embedding": COLORS["embedding"],
+           "unembedding": COLORS["embedding"], "attention": COLORS["attention"], "mlp": COLORS["mlp"],
+           "mlp per token": COLORS["mlp"], "router": COLORS["neutral"], "norms": COLORS["neutral"]}
 
 
 def scaled_config(model, d_scale=1.0, layer_scale=1.0, ff_scale=1.0):
@@ -42,21 +44,30 @@ def scaled_config(model, d_scale=1.0, layer_scale=1.0, ff_scale=1.0):
 def draw(fig, model, d_scale, layer_scale, ff_scale):
     """Horizontal bars: parameters per component, with each one's share of the total."""
     b = count_params(scaled_config(model, d_scale, layer_scale, ff_scale))
-    names = [n for n, count in b.components.items() if count or n != "router"]
-    counts = [b.components[n] for n in names]
-    ax = fig.add_subplot(1, 1, 1)
-    colors = [_COMPONENT_COLORS.get(n, "#9ecae1") for n in names]
+    counts = {}
+    for name, count in b.components.items():   # no bar for a part the model lacks (a tied lm_head shows 0)
+        if count or name == "unembedding":
+            counts[name] = count
+        if name == "mlp" and b.active != b.total:   # an MoE: the MLP weights one token runs through
+            counts["mlp per token"] = b.mlp_active
+    names = list(counts)[::-1]
     unit, size = ("billions", 1e9) if b.total >= 1e9 else ("millions", 1e6)
-    ax.barh(names[::-1], [c / size for c in counts[::-1]], color=colors[::-1])
-    for y, count in enumerate(counts[::-1]):
-        ax.text(count / size, y, f" {human(count)} ({count / b.total:.1%})", va="center", fontsize=9)
-    ax.set_xlim(0, max(counts) / size * 1.35)
-    ax.set_xlabel(f"parameters ({unit})")
+    ax = fig.add_subplot(1, 1, 1)
+    ax.barh(names, [counts[n] / size for n in names], color=[_COLORS[n] for n in names])
+    for y, name in enumerate(names):
+        share = "" if name == "mlp per token" else f" ({counts[name] / b.total:.1%})"
+        ax.text(counts[name] / size, y, f" {human(counts[name])}{share}", va="center", fontsize=9)
+    ax.set_xlim(0, max(counts.values()) / size * 1.4)
+    ax.set_xticks([])          # every bar carries its value: no tick labels to draw
+    ax.grid(False)
+    ax.set_xlabel(f"parameters ({unit}), and share of the total")
     ax.set_ylabel("component")
-    active = f", active {human(b.active)}" if b.active != b.total else ""
+    per_token = (f"; per token {human(b.active)}, MLP share {b.mlp_active_share:.1%}"
+                 if b.active != b.total else "")
     ax.set_title(f"{model}: d_model={b.d_model:,}, n_layers={b.n_layers}, d_ff={b.d_ff:,}\n"
-                 f"total {human(b.total)}{active}, MLP share {b.mlp_share:.1%}")
-    fig.subplots_adjust(left=0.25, right=0.97, top=0.84, bottom=0.13)  # no tight_layout: it draws twice
+                 f"total {human(b.total)}, MLP share {b.mlp_share:.1%}{per_token}",
+                 y=1.0)  # a fixed position: matplotlib skips measuring the axes for the title
+    fig.subplots_adjust(left=0.25, right=0.97, top=0.84, bottom=0.1)  # no tight_layout: it draws twice
 
 
 def make():
