@@ -6,14 +6,48 @@ so with few tokens its speed is set by bytes per second, not FLOPs per second.
     stream_read_bandwidth(n_bytes)   # GB/s of a plain sum over a filled array
     matvec_bandwidth(d_out, d_in)    # GB/s of W @ x, reading W once
     roofline_seconds(flops, n_bytes, peak_flops, bandwidth)
+    GPUS["H100 SXM"]                 # published peak FLOP/s and bandwidth, with their source
 
 All rates are in bytes (or FLOPs) per second; divide by 1e9 for GB/s.
 """
+
+import math
+from dataclasses import dataclass
 
 import torch
 
 from helpers import validate
 from helpers.timing import benchmark
+
+
+@dataclass(frozen=True)
+class GPU:
+    """A GPU's published peak: dense 16-bit tensor FLOP/s, memory bytes/s, L2 cache bytes."""
+
+    name: str
+    peak_flops: float
+    bandwidth: float
+    l2_bytes: int
+    source: str
+
+    @property
+    def knee(self):
+        """FLOPs per byte where its roofline bends (the batch at the knee, in 16-bit weights)."""
+        return self.peak_flops / self.bandwidth
+
+
+# From NVIDIA's datasheets. Tensor-core figures are quoted "with sparsity" (2x); the dense
+# figure is half of it. Colab's free GPU is a T4.
+GPUS = {
+    "T4": GPU("T4", 65e12, 320e9, 4 * 2**20,
+              "NVIDIA T4 datasheet: 65 TFLOPS mixed precision (FP16), 320 GB/s GDDR6"),
+    "A100 40GB SXM": GPU("A100 40GB SXM", 312e12, 1555e9, 40 * 2**20,
+                         "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense (624 with sparsity), 1,555 GB/s HBM2"),
+    "A100 80GB SXM": GPU("A100 80GB SXM", 312e12, 2039e9, 40 * 2**20,
+                         "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense, 2,039 GB/s HBM2e"),
+    "H100 SXM": GPU("H100 SXM", 989e12, 3.35e12, 50 * 2**20,
+                    "NVIDIA H100 datasheet: 1,979 TFLOPS BF16 with sparsity (989 dense), 3.35 TB/s HBM3"),
+}
 
 
 def filled(n_elements, dtype=torch.float32, device="cpu", seed=0):
@@ -86,6 +120,23 @@ def knee_intensity(peak_flops, bandwidth):
             f"peak_flops and bandwidth must be positive, got {peak_flops} and {bandwidth}"
         )
     return peak_flops / bandwidth
+
+
+def knee_batch(n_params, kv_bytes_per_sequence, peak_flops, bandwidth, bytes_per_weight=2):
+    """The batch at which a decode step turns compute-bound (math.inf: never), KV cache included.
+
+    One step over B sequences does 2 * n_params * B FLOPs and reads n_params * bytes_per_weight
+    bytes of weights plus B * kv_bytes_per_sequence of KV cache. The two times meet at
+    B = n_params * bytes_per_weight / (2 * n_params * bandwidth / peak_flops - kv_bytes_per_sequence);
+    when each sequence's cache alone takes longer to read than its FLOPs take, they never meet.
+    """
+    if peak_flops <= 0 or bandwidth <= 0 or n_params <= 0 or bytes_per_weight <= 0:
+        raise ValueError(f"n_params, peak_flops, bandwidth and bytes_per_weight must be positive, got "
+                         f"{n_params}, {peak_flops}, {bandwidth}, {bytes_per_weight}")
+    if kv_bytes_per_sequence < 0:
+        raise ValueError(f"kv_bytes_per_sequence must be >= 0, got {kv_bytes_per_sequence}")
+    room = 2 * n_params * bandwidth / peak_flops - kv_bytes_per_sequence   # bytes per sequence to spare
+    return n_params * bytes_per_weight / room if room > 0 else math.inf
 
 
 def decode_weight_bytes(breakdown, bytes_per_param=2):

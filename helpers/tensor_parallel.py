@@ -1,43 +1,71 @@
-"""Run a Megatron-split FFN for real: N processes, torch.distributed, one all-reduce.
+"""Run a tensor-parallel MLP for real: N processes, torch.distributed, one all-reduce.
 
-The notebook cuts the weights into shards (W1 by columns, W2 by rows); `run`
-starts one process per shard, each loads only its own shard and computes
-`worker_forward`, and the partial outputs are summed by an all-reduce. Worker
-code lives here, in an importable module, because the "spawn" start method
-pickles the function by its module name (a function defined in a notebook
-cannot be found by a child).
+Notebook 10 cuts the weights into shards (W1 by columns, W2 by rows); `run`
+starts one process per shard, each loads only its own shard and runs a worker
+function (`worker_forward` by default, or yours), whose partial outputs are
+summed by an all-reduce. `run_parallelized` does the same split with PyTorch's
+own engine (`parallelize_module` with `ColwiseParallel` / `RowwiseParallel`),
+the API used on real GPUs.
 
-A shard is a dict of float tensors in the math layout `x @ W1`:
+`helpers.launch` starts the processes; a worker function written in a notebook cell
+runs there from its source code, with `torch`, `F` and `nn` in scope.
+
+A shard is a dict of tensors in the math layout `x @ W1`, for GPT-2's MLP:
     W1 (d_model, d_ff / N), b1 (d_ff / N,), W2 (d_ff / N, d_model), b2 (d_model,)
+and for Llama's gated MLP (no biases):
+    W_gate (d_model, d_ff / N), W_up (d_model, d_ff / N), W_down (d_ff / N, d_model)
 """
 
-import os
-import socket
-import sys
-import tempfile
+import copy
 import time
-import traceback
-from dataclasses import dataclass
-from datetime import timedelta
-from pathlib import Path
+from dataclasses import dataclass, field
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn.functional as F
+from torch import nn
 
-from helpers.device import pick_device
+from helpers import validate
+from helpers.launch import launch, load_portable, pick_backend, portable  # noqa: F401 - pick_backend for notebook 10
 
 SHARD_KEYS = ("W1", "b1", "W2", "b2")
-HOST = "127.0.0.1"
+GATED_KEYS = ("W_gate", "W_up", "W_down")
 
 
 def worker_forward(x, shard, all_reduce):
-    """One worker's share of the FFN. x: (T, d_model) -> (T, d_model), the full output."""
+    """One worker's share of GPT-2's MLP. x: (T, d_model) -> (T, d_model), the full output."""
     h = F.gelu(x @ shard["W1"] + shard["b1"])   # (T, d_ff / N): only this worker's hidden units
     partial = h @ shard["W2"]                   # (T, d_model): this worker's part of the sum
     out = all_reduce(partial)                   # the one communication: sum over workers
     return out + shard["b2"]                    # b2 once, after the sum (not N times)
+
+
+def split_gated(mlp, n_workers):
+    """Shards of a helpers.gated.GatedMLP: gate and up by columns, down by rows (math layout)."""
+    n_workers = validate.positive_int(n_workers, "n_workers")
+    if mlp.d_ff % n_workers:
+        raise ValueError(f"n_workers must divide d_ff = {mlp.d_ff}, got {n_workers}")
+    w = mlp.d_ff // n_workers
+    gate, up = mlp.gate_proj.weight.detach().T, mlp.up_proj.weight.detach().T   # (d_model, d_ff)
+    down = mlp.down_proj.weight.detach().T                                        # (d_ff, d_model)
+    return [{"W_gate": gate[:, r * w:(r + 1) * w], "W_up": up[:, r * w:(r + 1) * w],
+             "W_down": down[r * w:(r + 1) * w, :]} for r in range(n_workers)]
+
+
+def gated_worker_forward(x, shard, all_reduce):
+    """One worker's share of Llama's MLP: SiLU(x W_gate) * (x W_up), its rows of W_down, one sum."""
+    h = F.silu(x @ shard["W_gate"]) * (x @ shard["W_up"])   # (T, d_ff / N)
+    return all_reduce(h @ shard["W_down"])                    # (T, d_model), summed over workers
+
+
+def ring_bytes(n_bytes, n_workers):
+    """Bytes one worker sends in a ring all-reduce of an n_bytes buffer: 2 (N - 1) / N * n_bytes.
+
+    Reduce-scatter, then all-gather: N - 1 steps each, one chunk of n_bytes / N per step.
+    """
+    n_bytes = validate.non_negative_int(n_bytes, "n_bytes")
+    n_workers = validate.positive_int(n_workers, "n_workers")
+    return 2 * (n_workers - 1) * n_bytes / n_workers
 
 
 class CountingAllReduce:
@@ -59,30 +87,16 @@ class WorkerResult:
 
     rank: int
     output: torch.Tensor          # (T, d_model) after the all-reduce
-    n_params: int                 # numbers in this worker's shard
+    n_params: int                 # numbers this worker holds
     shard_shapes: dict            # name -> shape of each tensor it holds
     sent_bytes: list              # bytes of each all-reduce, in order
     seconds: float                # wall time of the forward, all-reduce included
-
-
-def free_port():
-    """A TCP port on the loopback interface that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def pick_backend(world_size):
-    """'nccl' when the course runs on CUDA with one GPU per worker, else 'gloo' (CPU)."""
-    if pick_device().type == "cuda" and torch.cuda.device_count() >= world_size:
-        return "nccl"
-    return "gloo"
+    collectives: dict = field(default_factory=dict)   # name -> count, e.g. {"all_reduce": 1}
 
 
 def check_shards(shards, x):
-    """Refuse shards that do not fit together or do not fit x (T, d_model)."""
-    if not isinstance(shards, (list, tuple)) or not shards:
-        raise ValueError(f"shards must be a non-empty list of dicts, got {type(shards).__name__}")
+    """Refuse GPT-2 shards that do not fit together or do not fit x (T, d_model)."""
+    check_shard_list(shards)
     for rank, shard in enumerate(shards):
         missing = [k for k in SHARD_KEYS if k not in shard]
         if missing:
@@ -100,92 +114,100 @@ def check_shards(shards, x):
                     f"{shape} to match its W1 of shape {tuple(shard['W1'].shape)}")
 
 
-def _worker(rank, world_size, port, backend, outdir, timeout_s):
-    """Entry point of each spawned process (rank 0 .. world_size-1)."""
-    # Anything the process group prints (gloo, NCCL) goes to a file; the parent
-    # shows it only when something failed.
-    err = os.open(Path(outdir) / f"stderr{rank}.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    os.dup2(err, 2)
-    try:
-        torch.set_num_threads(1)
-        os.environ.update(MASTER_ADDR=HOST, MASTER_PORT=str(port))
-        dev = torch.device(f"cuda:{rank}") if backend == "nccl" else torch.device("cpu")
-        if dev.type == "cuda":
-            torch.cuda.set_device(dev)
-        dist.init_process_group(backend, rank=rank, world_size=world_size,
-                                timeout=timedelta(seconds=timeout_s))
-        try:
-            # Each process loads its own shard only: nothing else of the weights reaches it.
-            shard = torch.load(Path(outdir) / f"shard{rank}.pt", map_location=dev)
-            x = torch.load(Path(outdir) / "x.pt", map_location=dev)
-            reduce = CountingAllReduce()
-            start = time.perf_counter()
-            out = worker_forward(x, shard, reduce)
-            seconds = time.perf_counter() - start
-            result = WorkerResult(
-                rank=rank,
-                output=out.cpu(),
-                n_params=sum(v.numel() for v in shard.values()),
-                shard_shapes={k: tuple(v.shape) for k, v in shard.items()},
-                sent_bytes=reduce.sent_bytes,
-                seconds=seconds,
-            )
-            torch.save(result, Path(outdir) / f"result{rank}.pt")
-            dist.barrier()
-        finally:
-            dist.destroy_process_group()
-    except Exception:
-        with open(Path(outdir) / f"error{rank}.txt", "w") as f:
-            f.write(traceback.format_exc())
-        raise
-    # The result is saved and the process group destroyed: leave now, skipping the
-    # interpreter's teardown of torch, which takes seconds on a busy machine.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+def check_shard_list(shards):
+    """Refuse anything but a non-empty list of dicts of tensors."""
+    if not isinstance(shards, (list, tuple)) or not shards:
+        raise ValueError(f"shards must be a non-empty list of dicts, got {type(shards).__name__}")
+    for rank, shard in enumerate(shards):
+        if not isinstance(shard, dict) or not shard:
+            raise ValueError(f"shards[{rank}] must be a dict of tensors, got {type(shard).__name__}")
+        for key, value in shard.items():
+            if not isinstance(value, torch.Tensor):
+                raise ValueError(f"shards[{rank}]['{key}'] must be a tensor, got {type(value).__name__}")
 
 
-def _report(outdir, world_size):
-    """The worker error(s) and captured stderr, as one message."""
-    parts = []
-    for rank in range(world_size):
-        for kind in ("error", "stderr"):
-            path = Path(outdir) / f"{kind}{rank}.txt"
-            if path.exists() and path.read_text().strip():
-                parts.append(f"--- worker {rank} {kind} ---\n{path.read_text().strip()}")
-    return "\n".join(parts) or "no worker left a message"
+def _result(rank, out, held, sent_bytes, collectives, seconds):
+    return WorkerResult(rank=rank, output=out.detach().cpu(), n_params=sum(v.numel() for v in held.values()),
+                        shard_shapes={k: tuple(v.shape) for k, v in held.items()},
+                        sent_bytes=sent_bytes, seconds=seconds, collectives=collectives)
 
 
-def run(shards, x, backend=None, timeout_s=300.0):
-    """Run worker_forward in len(shards) processes; a list of WorkerResult, by rank.
+def _shards_task(rank, world_size, payload, dev):
+    """In each worker: its forward function on its own shard, with a counting all-reduce."""
+    shard = {k: v.to(dev) for k, v in payload["shards"][rank].items()}
+    forward = load_portable(payload["forward"])
+    reduce = CountingAllReduce()
+    start = time.perf_counter()
+    out = forward(payload["x"].to(dev), shard, reduce)
+    seconds = time.perf_counter() - start
+    return _result(rank, out, shard, reduce.sent_bytes, {"all_reduce": len(reduce.sent_bytes)}, seconds)
 
-    x: (T, d_model). Raises RuntimeError with the workers' messages if one fails
-    or if they take longer than timeout_s seconds.
+
+def _parallelized_task(rank, world_size, payload, dev):
+    """In each worker: PyTorch's parallelize_module on a device mesh, then the forward."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import DTensor
+    from torch.distributed.tensor.debug import CommDebugMode
+    from torch.distributed.tensor.parallel import (
+        ColwiseParallel,
+        RowwiseParallel,
+        parallelize_module,
+    )
+
+    class Recorder(CommDebugMode):
+        """CommDebugMode that also records the bytes of each all-reduce."""
+
+        def __init__(self):
+            super().__init__()
+            self.sent_bytes = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            name = str(getattr(func, "_overloadpacket", func))
+            if name.endswith("all_reduce") and DTensor not in types and args:
+                self.sent_bytes.append(args[0].numel() * args[0].element_size())
+            return super().__torch_dispatch__(func, types, args, kwargs)
+
+    styles = {"colwise": ColwiseParallel, "rowwise": RowwiseParallel}
+    mesh = init_device_mesh(dev.type, (world_size,))
+    module = parallelize_module(payload["module"].to(dev), mesh,
+                                {name: styles[style]() for name, style in payload["plan"].items()})
+    start = time.perf_counter()
+    with Recorder() as comm, torch.no_grad():
+        out = module(payload["x"].to(dev))
+    out = out.wait() if hasattr(out, "wait") else out   # an AsyncCollectiveTensor until waited on
+    seconds = time.perf_counter() - start
+    held = {name: p.to_local() if isinstance(p, DTensor) else p for name, p in module.named_parameters()}
+    counts = {str(op).rsplit(".", 1)[-1]: n for op, n in comm.get_comm_counts().items()}
+    return _result(rank, out, held, comm.sent_bytes, counts, seconds)
+
+
+def run(shards, x, forward=None, backend=None, timeout_s=300.0):
+    """Run forward(x, shard, all_reduce) in len(shards) processes; a list of WorkerResult, by rank.
+
+    x: (T, d_model). forward: worker_forward (GPT-2's shards) unless given. Raises
+    RuntimeError with the workers' messages if one fails or takes over timeout_s seconds.
     """
-    check_shards(shards, x)
-    world_size = len(shards)
-    backend = pick_backend(world_size) if backend is None else backend
-    if backend not in ("gloo", "nccl"):
-        raise ValueError(f"unknown backend {backend!r}; choose 'gloo' or 'nccl'")
-    with tempfile.TemporaryDirectory(prefix="tensor_parallel_") as outdir:
-        for rank, shard in enumerate(shards):
-            torch.save({k: v.detach().cpu().clone() for k, v in shard.items()},
-                       Path(outdir) / f"shard{rank}.pt")
-        torch.save(x.detach().cpu(), Path(outdir) / "x.pt")
-        args = (world_size, free_port(), backend, outdir, timeout_s)
-        context = mp.start_processes(_worker, args=args, nprocs=world_size, join=False,
-                                     start_method="spawn")
-        deadline = time.monotonic() + timeout_s
-        try:
-            while not context.join(timeout=0.05):
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"workers did not finish within {timeout_s} s")
-        except Exception as err:
-            for process in context.processes:
-                if process.is_alive():
-                    process.terminate()
-            raise RuntimeError(
-                f"tensor-parallel run with {world_size} workers failed: "
-                f"{type(err).__name__}\n{_report(outdir, world_size)}") from None
-        return [torch.load(Path(outdir) / f"result{r}.pt", weights_only=False)
-                for r in range(world_size)]
+    if forward is None:
+        check_shards(shards, x)
+        forward = worker_forward
+    else:
+        check_shard_list(shards)
+    payload = {"forward": portable(forward), "x": x.detach().cpu(),
+               "shards": [{k: v.detach().cpu().clone() for k, v in s.items()} for s in shards]}
+    return launch(_shards_task, payload, len(shards), backend, timeout_s)
+
+
+def run_parallelized(module, x, plan, n_workers, backend=None, timeout_s=300.0):
+    """Split `module` with PyTorch's parallelize_module over n_workers processes and run it on x.
+
+    plan: {submodule name: 'colwise' or 'rowwise'}, e.g. {'c_fc': 'colwise', 'c_proj': 'rowwise'}.
+    Each WorkerResult holds the output, the local shards' shapes and the collectives run.
+    """
+    n_workers = validate.positive_int(n_workers, "n_workers")
+    for name, style in plan.items():
+        if style not in ("colwise", "rowwise"):
+            raise ValueError(f"plan[{name!r}] must be 'colwise' or 'rowwise', got {style!r}")
+        if not isinstance(module.get_submodule(name), nn.Linear):
+            raise ValueError(f"plan names {name!r}, which is not an nn.Linear of the module")
+    payload = {"module": copy.deepcopy(module).cpu(), "plan": dict(plan), "x": x.detach().cpu()}
+    return launch(_parallelized_task, payload, n_workers, backend, timeout_s)

@@ -1,5 +1,7 @@
 """helpers.bandwidth: filled arrays, measured bandwidths, the roofline, decode bytes from a config."""
 
+import math
+
 import pytest
 import torch
 
@@ -80,3 +82,27 @@ def test_kv_cache_bytes():
     assert bandwidth.kv_cache_bytes(llama3) == 2 * 32 * 8 * 128 * 2
     with pytest.raises(ValueError, match="n_tokens"):
         bandwidth.kv_cache_bytes(gpt3, 0)
+
+
+def test_published_gpus_and_their_knees():
+    gpus = bandwidth.GPUS
+    assert gpus["H100 SXM"].knee == pytest.approx(295.2, abs=0.1)      # 989 TFLOP/s over 3.35 TB/s
+    assert gpus["A100 40GB SXM"].bandwidth == 1555e9 and gpus["A100 80GB SXM"].bandwidth == 2039e9
+    assert gpus["T4"].peak_flops == 65e12 and gpus["T4"].bandwidth == 320e9
+    assert all("datasheet" in g.source for g in gpus.values())
+    assert gpus["A100 40GB SXM"].l2_bytes < 256 * 2**20 and gpus["H100 SXM"].l2_bytes < 256 * 2**20
+
+
+def test_knee_batch_with_and_without_a_kv_cache():
+    h100 = bandwidth.GPUS["H100 SXM"]
+    n = 6.7e9
+    assert bandwidth.knee_batch(n, 0, h100.peak_flops, h100.bandwidth, 2) == pytest.approx(h100.knee)
+    with_cache = bandwidth.knee_batch(n, 10e6, h100.peak_flops, h100.bandwidth, 2)
+    assert with_cache > h100.knee                                      # the cache moves the knee out
+    # at the knee, computing and reading take the same time
+    flops, read = 2 * n * with_cache, n * 2 + with_cache * 10e6
+    assert flops / h100.peak_flops == pytest.approx(read / h100.bandwidth)
+    assert bandwidth.knee_batch(n, 2 * n * h100.bandwidth / h100.peak_flops, h100.peak_flops,
+                                h100.bandwidth, 2) == math.inf         # never compute-bound
+    with pytest.raises(ValueError, match="kv_bytes_per_sequence"):
+        bandwidth.knee_batch(n, -1, 1, 1)

@@ -1,79 +1,148 @@
-"""Notebook 10's exercise checks: accept the solutions, explain typical mistakes."""
+"""Notebook 10's checks accept a right answer and name typical mistakes."""
+
+import torch
+import torch.nn.functional as F
 
 from helpers.checks import nb10_tensor_parallel as checks
 
 
-def megatron(W1, b1, W2, b2, n):
-    w = W1.shape[1] // n
-    return [{"W1": W1[:, r * w:(r + 1) * w], "b1": b1[r * w:(r + 1) * w],
-             "W2": W2[r * w:(r + 1) * w], "b2": b2} for r in range(n)]
+def split_llama(mlp, n_workers):
+    w = mlp.d_ff // n_workers
+    gate, up, down = mlp.gate_proj.weight.T, mlp.up_proj.weight.T, mlp.down_proj.weight.T
+    return [{"W_gate": gate[:, r * w:(r + 1) * w], "W_up": up[:, r * w:(r + 1) * w],
+             "W_down": down[r * w:(r + 1) * w, :]} for r in range(n_workers)]
 
 
-def test_not_attempted_does_not_raise():
-    for fb in [checks.check_split(lambda *a: None), checks.check_allreduce_bytes(lambda *a: None),
-               checks.check_params_per_worker(lambda *a: None)]:
-        assert fb.status == "not attempted" and not fb
-        assert "not attempted yet" in str(fb)
+def interleaved(mlp, n_workers):   # worker r gets units r, r + n, r + 2n, ...: also a right split
+    gate, up, down = mlp.gate_proj.weight.T, mlp.up_proj.weight.T, mlp.down_proj.weight.T
+    return [{"W_gate": gate[:, r::n_workers], "W_up": up[:, r::n_workers], "W_down": down[r::n_workers]}
+            for r in range(n_workers)]
 
 
-def test_split_accepts_any_consistent_partition():
-    assert checks.check_split(megatron)
+def llama_worker_forward(x, shard, all_reduce):
+    h = F.silu(x @ shard["W_gate"]) * (x @ shard["W_up"])
+    return all_reduce(h @ shard["W_down"])
 
-    def interleaved(W1, b1, W2, b2, n):   # worker r gets units r, r+n, r+2n, ...: also correct
-        return [{"W1": W1[:, r::n], "b1": b1[r::n], "W2": W2[r::n], "b2": b2} for r in range(n)]
 
+def test_prediction():
+    assert checks.check_buffer_guess(None, 49_152).status == "not attempted"
+    fb = checks.check_buffer_guess(49_152, 49_152)
+    assert fb and "whatever N is" in fb.message
+    fb = checks.check_buffer_guess(24_576, 49_152)
+    assert not fb and "you predicted 24,576, the run gives 49,152" in fb.message
+
+
+def test_llama_split_not_attempted_then_correct_in_two_processes():
+    fb = checks.check_llama_split(lambda mlp, n: None, lambda x, s, r: None)
+    assert fb.status == "not attempted" and str(fb).startswith("[not attempted yet] Exercise 2")
+    fb = checks.check_llama_split(split_llama, lambda x, s, r: None)
+    assert not fb and "now write llama_worker_forward" in fb.message
+    fb = checks.check_llama_split(split_llama, llama_worker_forward)   # runs 2 real processes
+    assert fb and str(fb).startswith("[correct] Exercise 2")
+
+
+def test_any_consistent_partition_is_a_right_split():
     assert checks.check_split(interleaved)
+    assert checks.check_split(split_llama)
 
 
-def test_split_rejects_typical_mistakes():
-    def w1_by_rows(W1, b1, W2, b2, n):
-        w, d = W1.shape[1] // n, W1.shape[0] // n
-        return [{"W1": W1[r * d:(r + 1) * d], "b1": b1[r * w:(r + 1) * w],
-                 "W2": W2[r * w:(r + 1) * w], "b2": b2} for r in range(n)]
+def test_split_mistakes_are_named():
+    def stored(mlp, n):                     # nn.Linear's (out, in) storage, not transposed
+        w = mlp.d_ff // n
+        return [{"W_gate": mlp.gate_proj.weight[r * w:(r + 1) * w], "W_up": mlp.up_proj.weight[r * w:(r + 1) * w],
+                 "W_down": mlp.down_proj.weight[:, r * w:(r + 1) * w]} for r in range(n)]
 
-    fb = checks.check_split(w1_by_rows)
-    assert not fb and "split W1 by rows" in fb.message
+    def down_by_columns(mlp, n):
+        d = mlp.d_model // n
+        return [{**s, "W_down": mlp.down_proj.weight.T[:, r * d:(r + 1) * d]}
+                for r, s in enumerate(split_llama(mlp, n))]
 
-    def w2_by_columns(W1, b1, W2, b2, n):
-        shards = megatron(W1, b1, W2, b2, n)
-        d = W2.shape[1] // n
-        return [{**s, "W2": W2[:, r * d:(r + 1) * d]} for r, s in enumerate(shards)]
+    def mismatched(mlp, n):                 # gate blocks in order, up blocks reversed
+        shards = split_llama(mlp, n)
+        return [{**s, "W_up": t["W_up"]} for s, t in zip(shards, shards[::-1], strict=True)]
 
-    fb = checks.check_split(w2_by_columns)
-    assert not fb and "split W2 by columns" in fb.message
-
-    fb = checks.check_split(lambda W1, b1, W2, b2, n: [{**s, "b2": b2 / n}
-                                                       for s in megatron(W1, b1, W2, b2, n)])
-    assert not fb and "b2 / n" in fb.message
-
-    def mismatched(W1, b1, W2, b2, n):   # W1 blocks in order, W2 blocks reversed
-        shards = megatron(W1, b1, W2, b2, n)
-        return [{**s, "W2": t["W2"]} for s, t in zip(shards, shards[::-1], strict=True)]
-
-    fb = checks.check_split(mismatched)
-    assert not fb and "same hidden units" in fb.message
-
-    fb = checks.check_split(lambda W1, b1, W2, b2, n: megatron(W1, b1, W2, b2, n)[:1])
-    assert not fb and "list of 2 shards, got 1 shards" in fb.message
+    cases = [
+        (stored, "nn.Linear stores its weight as (out, in)"),
+        (down_by_columns, "you split it by columns"),
+        (mismatched, "for different hidden units"),
+        (lambda mlp, n: split_llama(mlp, n)[:1], "expected one per worker"),
+    ]
+    for split, words in cases:
+        fb = checks.check_llama_split(split, llama_worker_forward)
+        assert not fb and words in fb.message, (words, fb.message)
 
 
-def test_allreduce_bytes():
-    assert checks.check_allreduce_bytes(lambda T, d, f, b: T * d * b)
-    fb = checks.check_allreduce_bytes(lambda T, d, f, b: T * f * b)
-    assert not fb and "hidden activations" in fb.message
-    fb = checks.check_allreduce_bytes(lambda T, d, f, b: T * d)
-    assert not fb and "numbers, not bytes" in fb.message
-    fb = checks.check_allreduce_bytes(lambda T, d, f, b: 8 * T * d * b)
-    assert not fb and "bits" in fb.message
-    fb = checks.check_allreduce_bytes(lambda T, d, f, b: "many")
-    assert not fb and "expected 49,152" in fb.message
+def test_forward_mistakes_are_named():
+    def no_reduce(x, shard, all_reduce):
+        return (F.silu(x @ shard["W_gate"]) * (x @ shard["W_up"])) @ shard["W_down"]
+
+    def reduce_hidden(x, shard, all_reduce):
+        return all_reduce(F.silu(x @ shard["W_gate"]) * (x @ shard["W_up"])) @ shard["W_down"]
+
+    def silu_on_up(x, shard, all_reduce):
+        return all_reduce(((x @ shard["W_gate"]) * F.silu(x @ shard["W_up"])) @ shard["W_down"])
+
+    def silu_after(x, shard, all_reduce):
+        return all_reduce(F.silu((x @ shard["W_gate"]) * (x @ shard["W_up"])) @ shard["W_down"])
+
+    def gelu(x, shard, all_reduce):
+        return all_reduce((F.gelu(x @ shard["W_gate"]) * (x @ shard["W_up"])) @ shard["W_down"])
+
+    def broken(x, shard, all_reduce):
+        raise KeyError("W1")
+
+    cases = [
+        (no_reduce, "never calls all_reduce"),
+        (reduce_hidden, "hidden activations"),
+        (silu_on_up, "not on the up-projection"),
+        (silu_after, "applied after the product"),
+        (gelu, "that is GELU"),
+        (broken, "raised KeyError"),
+    ]
+    for forward, words in cases:
+        fb = checks.check_llama_split(split_llama, forward)
+        assert not fb and words in fb.message, (words, fb.message)
 
 
-def test_params_per_worker():
-    assert checks.check_params_per_worker(lambda d, f, n: (2 * d * f + f) // n + d)
-    fb = checks.check_params_per_worker(lambda d, f, n: (2 * d * f + f + d) / n)
-    assert not fb and "split b2 too" in fb.message
-    fb = checks.check_params_per_worker(lambda d, f, n: 2 * d * f // n)
-    assert not fb and "weights only" in fb.message
-    fb = checks.check_params_per_worker(lambda d, f, n: 2 * d * f + f + d)
-    assert not fb and "whole FFN" in fb.message
+def ring_all_reduce(buffers):
+    n = len(buffers)
+    chunks = [list(b.clone().tensor_split(n)) for b in buffers]
+    sent = [0] * n
+    for step in range(n - 1):               # reduce-scatter
+        moving = [(r, (r - step) % n, chunks[r][(r - step) % n].clone()) for r in range(n)]
+        for r, c, data in moving:
+            chunks[(r + 1) % n][c] += data
+            sent[r] += data.numel() * data.element_size()
+    for step in range(n - 1):               # all-gather
+        moving = [(r, (r + 1 - step) % n, chunks[r][(r + 1 - step) % n].clone()) for r in range(n)]
+        for r, c, data in moving:
+            chunks[(r + 1) % n][c] = data
+            sent[r] += data.numel() * data.element_size()
+    return [torch.cat(c) for c in chunks], sent
+
+
+def test_ring_all_reduce():
+    assert checks.check_ring_all_reduce(lambda buffers: None).status == "not attempted"
+    fb = checks.check_ring_all_reduce(ring_all_reduce)
+    assert fb and str(fb).startswith("[correct] Exercise 3")
+
+    def naive(buffers):
+        n, size = len(buffers), buffers[0].numel() * buffers[0].element_size()
+        return [sum(buffers)] * n, [(n - 1) * size] * n
+
+    def reduce_scatter_only(buffers):
+        n = len(buffers)
+        results, sent = ring_all_reduce(buffers)
+        partial = [list(b.tensor_split(n)) for b in buffers]
+        for r in range(n):                  # each worker keeps only its finished chunk
+            partial[r][(r + 1) % n] = results[r].tensor_split(n)[(r + 1) % n]
+        return [torch.cat(p) for p in partial], [s / 2 for s in sent]
+
+    def half_counted(buffers):
+        results, sent = ring_all_reduce(buffers)
+        return results, [s / 2 for s in sent]
+
+    for answer, words in [(naive, "not a ring"), (reduce_scatter_only, "end of the reduce-scatter"),
+                          (half_counted, "reduce-scatter only")]:
+        fb = checks.check_ring_all_reduce(answer)
+        assert not fb and words in fb.message, (words, fb.message)

@@ -4,8 +4,9 @@ import socket
 
 import pytest
 import torch
+import torch.nn.functional as F
 
-from helpers import tensor_parallel
+from helpers import launch, tensor_parallel
 from helpers.ffn import FFN
 
 
@@ -78,9 +79,80 @@ def test_bad_shards_are_refused_before_starting(small):
 
 
 def test_free_port_is_free_and_backend_is_gloo_on_cpu(monkeypatch):
-    port = tensor_parallel.free_port()
+    port = launch.free_port()
     with socket.socket() as s:
         s.bind(("127.0.0.1", port))       # would raise if something held it
     monkeypatch.setenv("COURSE_DEVICE", "cpu")
-    assert tensor_parallel.pick_backend(2) == "gloo"
+    assert launch.pick_backend(2) == "gloo"
 
+
+
+def test_ring_bytes():
+    assert tensor_parallel.ring_bytes(49_152, 1) == 0
+    assert tensor_parallel.ring_bytes(49_152, 2) == 49_152            # 48 KiB
+    assert tensor_parallel.ring_bytes(49_152, 4) == 73_728            # 72 KiB
+    with pytest.raises(ValueError, match="n_workers"):
+        tensor_parallel.ring_bytes(8, 0)
+
+
+def test_split_gated_sums_to_the_gated_mlp_in_one_process():
+    from helpers.gated import GatedMLP
+
+    torch.manual_seed(0)
+    mlp = GatedMLP(8, 24).double()
+    x = torch.randn(3, 8, dtype=torch.float64)
+    shards = tensor_parallel.split_gated(mlp, 3)
+    assert [tuple(s["W_gate"].shape) for s in shards] == [(8, 8)] * 3
+    assert tuple(shards[0]["W_down"].shape) == (8, 8)
+    partials = []
+    for s in shards:
+        tensor_parallel.gated_worker_forward(x, s, lambda p: partials.append(p) or p)
+    with torch.no_grad():
+        torch.testing.assert_close(sum(partials), mlp(x), rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="must divide d_ff = 24"):
+        tensor_parallel.split_gated(mlp, 5)
+
+
+def test_a_function_without_a_module_runs_from_its_source(small):
+    ffn, x, reference = small
+
+    def doubled(x, shard, all_reduce):           # defined here: a child cannot import it
+        h = F.gelu(x @ shard["W1"] + shard["b1"])
+        return 2 * (all_reduce(h @ shard["W2"]) + shard["b2"])
+
+    assert "source" in tensor_parallel.portable(doubled)
+    assert tensor_parallel.portable(tensor_parallel.worker_forward) == {
+        "module": "helpers.tensor_parallel", "name": "worker_forward"}
+    results = tensor_parallel.run(split(ffn, 2), x, forward=doubled)
+    torch.testing.assert_close(results[1].output, 2 * reference, rtol=0, atol=1e-12)
+    with pytest.raises(TypeError, match="must be written with def"):
+        tensor_parallel.run(split(ffn, 2), x, forward=lambda x, s, r: x)
+    with pytest.raises(ValueError, match=r"shards\[0\]\['W1'\] must be a tensor"):
+        tensor_parallel.run([{"W1": 1.0}], x, forward=doubled)
+
+
+def test_what_a_worker_writes_to_stderr_comes_back_as_a_warning(small):
+    ffn, x, _ = small
+
+    def noisy(x, shard, all_reduce):
+        import sys
+
+        print("careful", file=sys.stderr)
+        return all_reduce(x)
+
+    with pytest.warns(RuntimeWarning, match="worker 0 stderr ---\ncareful"):
+        tensor_parallel.run(split(ffn, 2), x, forward=noisy)
+
+
+def test_pytorchs_parallelize_module_does_the_same_split(small):
+    ffn, x, reference = small
+    results = tensor_parallel.run_parallelized(ffn, x, {"c_fc": "colwise", "c_proj": "rowwise"}, 2)
+    for r in results:
+        torch.testing.assert_close(r.output, reference, rtol=0, atol=1e-12)
+        assert r.collectives == {"all_reduce": 1}
+        assert r.sent_bytes == [5 * 8 * 8]                            # the same (T, d_model) buffer
+        assert r.shard_shapes["c_fc.weight"] == (16, 8)               # nn.Linear (out, in): dim 0 split
+        assert r.shard_shapes["c_proj.weight"] == (8, 16)             # dim 1 split
+        assert r.shard_shapes["c_proj.bias"] == (8,)                  # whole on every worker
+    with pytest.raises(ValueError, match="'colwise' or 'rowwise'"):
+        tensor_parallel.run_parallelized(ffn, x, {"c_fc": "diagonal"}, 2)

@@ -1,115 +1,144 @@
-"""Checks for the exercises of notebook 09 (decode is memory-bound)."""
+"""Checks for notebook 09's exercises (decode is memory-bound).
+
+1. A prediction: how many times longer one token takes through one layer of Llama-2-7B's MLP
+   than through the 128 MiB FFN of section 3 (decode time follows the bytes).
+2. The bytes one decode step reads, from a Llama-style config.json.
+3. (stretch) The batch at which a decode step turns compute-bound, KV cache included.
+"""
 
 import math
 
-from helpers.checks.core import MISSING, attempt, correct, not_attempted, wrong
+from helpers import bandwidth
+from helpers.checks.compare import exact, number
+from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.config_params import count_params, load_config
 
-H100 = (989e12, 3.35e12)  # bf16 dense FLOP/s and HBM bytes/s from NVIDIA's H100 SXM datasheet
+check_layer_ratio = Prediction(
+    "Exercise 1 (predict a 7B layer)",
+    why="A decode step's time is its bytes over the bandwidth: the layer's three 4096 x 11008 float32 "
+        "matrices hold 541,065,216 bytes, 4.03x the 134,217,728 of the 128 MiB FFN, and both come from "
+        "DRAM at about the same rate. (Forgetting the gate gives 2.69.)",
+    rel=0.3,
+    variable="my_ratio_guess",
+    fmt="{:.2f}",
+)
 
-
-def _number(name, call, got, hint):
-    """None when got is a usable number, else the Feedback that says what is wrong."""
-    if isinstance(got, Exception):
-        return wrong(name, f"{call} raised {type(got).__name__}: {got}", hint)
-    if isinstance(got, bool) or not isinstance(got, (int, float)) or not math.isfinite(got):
-        return wrong(name, f"{call} returned {got!r}; expected a finite number.", hint)
-    return None
-
-
-def _close(a, b, rel=1e-6):
-    return math.isclose(a, b, rel_tol=rel)
-
-
-def check_ffn_intensity(ffn_intensity):
-    """Exercise 1: FLOPs per byte of weights for an FFN step over n_tokens."""
-    name = "Exercise 1 (arithmetic intensity)"
-    hint = ("FLOPs: 2 per multiply-add, T * 2 * d_model * d_ff multiply-adds; "
-            "bytes: 2 * d_model * d_ff weights times bytes_per_weight.")
-    for T, d_model, d_ff, b in [(1, 768, 3072, 4), (64, 1024, 4096, 2), (512, 256, 1024, 4)]:
-        call = f"ffn_intensity({T}, {d_model}, {d_ff}, {b})"
-        got = attempt(ffn_intensity, T, d_model, d_ff, b)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        problem = _number(name, call, got, hint)
-        if problem is not None:
-            return problem
-        expected = 2 * T / b
-        if _close(got, expected):
-            continue
-        if _close(got, T / b):
-            return wrong(name, f"{call} = {got:g}, half of {expected:g}: a multiply-add is 2 FLOPs.",
-                         hint)
-        if _close(got, 2 * T):
-            return wrong(name, f"{call} = {got:g}; expected {expected:g}: you divided by weights, "
-                         f"not bytes (each weight is {b} bytes).", hint)
-        return wrong(name, f"{call} = {got:g}; expected {expected:g} FLOPs per byte.", hint)
-    return correct(name, "2 * T / bytes_per_weight: 0.5 FLOP per byte for one float32 token, "
-                   "whatever d_model and d_ff are.")
+# ---- Exercise 2: bytes per decode step from a config ----------------------------------------
 
 
-def check_kv_cache_bytes(kv_cache_bytes):
-    """Exercise 2: bytes of the KV cache for n_tokens."""
-    name = "Exercise 2 (KV cache size)"
-    hint = ("per token and layer the cache keeps one K and one V vector per key/value head: "
-            "2 * n_layers * n_kv_heads * d_head * bytes_per_element.")
-    cases = [  # n_tokens, n_layers, n_heads, n_kv_heads, d_head, bytes: GPT-2, GPT-3, Llama-3-8B
-        (1024, 12, 12, 12, 64, 4),
-        (2048, 96, 96, 96, 128, 2),
-        (8192, 32, 32, 8, 128, 2),
-    ]
-    for n_tokens, n_layers, n_heads, n_kv_heads, d_head, b in cases:
-        call = f"kv_cache_bytes({n_tokens}, {n_layers}, {n_heads}, {n_kv_heads}, {d_head}, {b})"
-        got = attempt(kv_cache_bytes, n_tokens, n_layers, n_heads, n_kv_heads, d_head, b)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        problem = _number(name, call, got, hint)
-        if problem is not None:
-            return problem
-        per_layer_head = n_tokens * n_layers * d_head
-        expected = 2 * per_layer_head * n_kv_heads * b
-        if got == expected:
-            continue
-        if got == expected // 2:
-            return wrong(name, f"{call} = {got:,}, half of {expected:,}: the cache holds K and V.",
-                         hint)
-        if n_heads != n_kv_heads and got == 2 * per_layer_head * n_heads * b:
-            return wrong(name, f"{call} = {got:,}; expected {expected:,}: with grouped-query "
-                         f"attention only the {n_kv_heads} key/value heads are cached, "
-                         f"not all {n_heads} query heads.", hint)
-        if got == expected // b:
-            return wrong(name, f"{call} = {got:,}; expected {expected:,}: that counts elements; "
-                         f"multiply by {b} bytes each.", hint)
-        return wrong(name, f"{call} = {got:,}; expected {expected:,} bytes.", hint)
-    return correct(name, "2 * n_layers * n_kv_heads * d_head * bytes per token: 9,663,676,416 bytes "
-                   "for GPT-3 at 2048 tokens, and no term for the MLP.")
+class Config(dict):
+    """A config.json's fields, shown in messages by the model's name."""
+
+    name = "a"
+
+    def __repr__(self):
+        return f"<{self.name} config>"
 
 
-def check_knee_tokens(knee_tokens):
-    """Exercise 3: the batch size where the FFN turns compute-bound."""
-    name = "Exercise 3 (where the roofline bends)"
-    hint = ("with T tokens the FFN does 2 * T FLOPs per weight, i.e. 2 * T / bytes_per_weight per "
-            "byte; set that equal to peak_flops / bandwidth and solve for T.")
-    cases = [(*H100, 2), (1e12, 60e9, 4)]
-    for peak, bw, b in cases:
-        call = f"knee_tokens({peak:g}, {bw:g}, {b})"
-        got = attempt(knee_tokens, peak, bw, b)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        problem = _number(name, call, got, hint)
-        if problem is not None:
-            return problem
-        expected = peak * b / (2 * bw)
-        if _close(got, expected, rel=0.01):
-            continue
-        if _close(got, 2 * expected, rel=0.01):
-            return wrong(name, f"{call} = {got:.4g}, twice {expected:.4g}: each weight gives 2 FLOPs "
-                         "per token (a multiply and an add).", hint)
-        if _close(got, 1 / expected, rel=0.01):
-            return wrong(name, f"{call} = {got:.4g}; expected {expected:.4g}: the ratio is upside "
-                         "down (peak_flops over bandwidth, not the reverse).", hint)
-        if _close(got, expected / b, rel=0.01):
-            return wrong(name, f"{call} = {got:.4g}; expected {expected:.4g}: you left out the "
-                         f"{b} bytes each weight takes.", hint)
-        return wrong(name, f"{call} = {got:.4g}; expected {expected:.4g} tokens.", hint)
-    return correct(name, "peak * bytes / (2 * bandwidth): about 295 tokens for an H100 in bfloat16; "
-                   "below that, decode waits on memory.")
+def _config(name):
+    config = Config(load_config(name))
+    config.name = name
+    return config
+
+
+def _step_bytes(config, bytes_per_weight, **parts):
+    """The course's count (helpers.bandwidth.decode_weight_bytes), with some parts changed."""
+    read = bandwidth.decode_weight_bytes(count_params(config), bytes_per_weight)
+    b = count_params(config)
+    changes = {
+        "embedding": b.vocab_size * b.d_model * bytes_per_weight,          # the whole table
+        "no_unembedding": 0,
+        "mha": b.n_layers * 2 * b.d_model * (b.n_heads - b.n_kv_heads) * b.head_dim * bytes_per_weight,
+        "no_gate": -b.components["mlp"] // 3 * bytes_per_weight,
+        "no_norms": 0,
+    }
+    total = sum(read.values())
+    for part in parts:
+        if part == "embedding":
+            total += changes["embedding"] - read["embedding"]
+        elif part == "no_unembedding":
+            total -= read["unembedding"]
+        elif part == "no_norms":
+            total -= read["norms"]
+        else:
+            total += changes[part]
+    return total
+
+
+def _like(**parts):
+    return lambda config, bytes_per_weight: _step_bytes(config, bytes_per_weight, **parts)
+
+
+check_decode_bytes = Check(
+    "Exercise 2 (bytes per decode step)",
+    reference=lambda config, bytes_per_weight: sum(
+        bandwidth.decode_weight_bytes(count_params(config), bytes_per_weight).values()),
+    cases=[(_config("llama-2-7b"), 2), (_config("llama-3-8b"), 2), (_config("tinyllama-1.1b"), 4)],
+    compare=exact(),
+    name="decode_bytes",
+    mistakes=[
+        Mistake("{call} = {got:,}: that counts numbers, not bytes; multiply by bytes_per_weight.",
+                answer=lambda config, bpw: _step_bytes(config, bpw) // bpw),
+        Mistake("{call} = {got:,}: you counted the whole embedding table. A decode step looks up one "
+                "row of it, the new token's; the unembedding (vocab x d_model) is the one read whole.",
+                answer=_like(embedding=True)),
+        Mistake("{call} = {got:,}: you left out the unembedding, the vocab x d_model matrix that scores "
+                "every word; it is read whole at every step.", answer=_like(no_unembedding=True)),
+        Mistake("{call} = {got:,}: W_K and W_V have num_key_value_heads x head_dim outputs, not "
+                "hidden_size: with grouped-query attention they are smaller than W_Q.",
+                answer=_like(mha=True)),
+        Mistake("{call} = {got:,}: Llama's MLP has three matrices: gate_proj, up_proj and down_proj.",
+                answer=_like(no_gate=True)),
+        Mistake("{call} = {got:,}: almost; you left out the RMSNorm weights (2 x hidden_size per layer, "
+                "plus hidden_size for the final norm).", answer=_like(no_norms=True)),
+    ],
+    success="every matrix once, one embedding row, the unembedding whole: 13.2 GB for Llama-2-7B "
+            "in bfloat16, of which the MLP is two thirds.",
+)
+
+# ---- Exercise 3: the knee with the KV cache --------------------------------------------------
+
+H100 = bandwidth.GPUS["H100 SXM"]
+
+
+def _active(name):
+    b = count_params(name)
+    return b.active - b.components["embedding"]   # 2 FLOPs per weight used; the lookup does none
+
+
+def _knee_compare(got, expected):
+    """Like number(), but math.inf (never) must be answered with math.inf."""
+    if math.isinf(expected):
+        if isinstance(got, (int, float)) and math.isinf(got) and got > 0:
+            return None
+        return f"= {got!r}; with this much KV cache per sequence the step never turns compute-bound: math.inf"
+    return number(rel=1e-3)(got, expected)
+
+
+def _kv(name, context):
+    return bandwidth.kv_cache_bytes(count_params(name), context)
+
+
+check_knee_batch = Check(
+    "Exercise 3 (the knee with a KV cache)",
+    reference=bandwidth.knee_batch,
+    cases=[
+        (_active("llama-2-7b"), 0, H100.peak_flops, H100.bandwidth, 2),
+        (_active("llama-3-8b"), _kv("llama-3-8b", 256), H100.peak_flops, H100.bandwidth, 2),
+        (_active("llama-2-7b"), _kv("llama-2-7b", 4096), H100.peak_flops, H100.bandwidth, 2),
+    ],
+    compare=_knee_compare,
+    name="knee_batch",
+    mistakes=[
+        Mistake("{call} = {got:.4g}: that is the knee without the KV cache. Each sequence adds its cache "
+                "to the bytes read, so the knee moves to a larger batch, or away altogether.",
+                answer=lambda n, kv, peak, bw, bpw: bandwidth.knee_batch(n, 0, peak, bw, bpw)),
+        Mistake("{call} = {got:.4g}: each weight gives 2 FLOPs per sequence (a multiply and an add).",
+                answer=lambda n, kv, peak, bw, bpw: bandwidth.knee_batch(n / 2, kv, peak, bw, 2 * bpw)),
+        Mistake("{call} = {got:.4g}: a negative batch means the two times never meet: return math.inf.",
+                when=lambda got, *case: isinstance(got, (int, float)) and got < 0),
+    ],
+    success="B = N * bytes / (2 * N * bandwidth / peak - KV bytes per sequence): 295 for an H100 "
+            "without a cache, 770 for Llama-3-8B at 256 tokens of context, and never for Llama-2-7B "
+            "at 4096: long contexts keep decode memory-bound at any batch.",
+)

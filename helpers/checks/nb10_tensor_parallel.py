@@ -1,125 +1,311 @@
-"""Checks for the exercises of notebook 10 (tensor parallelism)."""
+"""Checks for notebook 10's exercises (tensor parallelism).
+
+1. A prediction: the bytes one worker hands to the all-reduce at N = 4.
+2. Llama's gated MLP split over workers (gate and up by columns, down by rows) and
+   the worker's forward with its one all-reduce: tried in one process first, where
+   mistakes are easy to name, then for real in 2 processes (helpers.tensor_parallel.run).
+3. (stretch) A ring all-reduce by hand, with the bytes each worker sends.
+"""
+
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 
-from helpers.checks.core import MISSING, attempt, correct, not_attempted, shape_str, wrong
+from helpers import tensor_parallel
+from helpers.checks.compare import arrays
+from helpers.checks.core import correct, shape_str, wrong
+from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.gated import GatedMLP
 
-KEYS = ("W1", "b1", "W2", "b2")
+check_buffer_guess = Prediction(
+    "Exercise 1 (predict the all-reduce's size)",
+    why="Every worker adds up full-size partial outputs of shape (T, d_model): T x d_model x 8 bytes "
+        "in float64, whatever N is. What shrinks with N is the weights each worker holds.",
+    rel=0.0,
+    variable="my_buffer_guess",
+    fmt="{:,}",
+)
+
+# ---- Exercise 2: Llama's MLP over workers -------------------------------------------------
+
+EX2 = "Exercise 2 (split Llama's MLP)"
+GATED = tensor_parallel.GATED_KEYS
+D_MODEL, D_FF, T = 8, 24, 3
 
 
-def _toy_ffn(d_model=4, d_ff=12, T=3, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    W1, b1 = torch.randn(d_model, d_ff, generator=g), torch.randn(d_ff, generator=g)
-    W2, b2 = torch.randn(d_ff, d_model, generator=g), torch.randn(d_model, generator=g)
-    x = torch.randn(T, d_model, generator=g)
-    return [t.double() for t in (x, W1, b1, W2, b2)]
+def _gated(seed=2):
+    torch.manual_seed(seed)
+    mlp = GatedMLP(D_MODEL, D_FF).double()
+    x = torch.randn(T, D_MODEL, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    return mlp, x
 
 
-def _shard_problem(shard, rank, d_model, d_ff, n):
-    """Words for what is wrong with one shard's keys and shapes, or None."""
-    if not isinstance(shard, dict) or any(k not in shard for k in KEYS):
-        return f"shard {rank} must be a dict with keys {list(KEYS)}."
-    w = d_ff // n
-    shapes = {k: tuple(torch.as_tensor(shard[k]).shape) for k in KEYS}
-    if shapes["W1"] == (d_model // n, d_ff):
-        return (f"shard {rank}'s W1 has shape {shape_str(shapes['W1'])}: you split W1 by rows. "
-                f"Split it by columns, shape ({d_model}, {w}), so each worker owns whole hidden units.")
-    if shapes["W1"] != (d_model, w):
-        return f"shard {rank}'s W1 has shape {shape_str(shapes['W1'])}; expected ({d_model}, {w})."
-    if shapes["W2"] == (d_ff, d_model // n):
-        return (f"shard {rank}'s W2 has shape {shape_str(shapes['W2'])}: you split W2 by columns. "
-                f"Split it by rows, shape ({w}, {d_model}): the rows of this worker's hidden units.")
-    expected = {"b1": (w,), "W2": (w, d_model), "b2": (d_model,)}
-    for key, shape in expected.items():
-        if shapes[key] != shape:
-            return f"shard {rank}'s {key} has shape {shape_str(shapes[key])}; expected {shape_str(shape)}."
+@dataclass(frozen=True)
+class Workers:
+    """One case of the forward check: the MLP, the number of workers and the tokens."""
+
+    mlp: GatedMLP
+    n_workers: int
+    x: torch.Tensor
+
+    def __repr__(self):
+        return f"{self.n_workers} workers"
+
+
+MLP, X = _gated()
+SPLIT_CASES = [(MLP, 2), (MLP, 3)]
+FORWARD_CASES = [(Workers(MLP, 2, X),), (Workers(MLP, 3, X),)]
+
+
+def _shapes(shards):
+    return [{k: tuple(torch.as_tensor(s[k]).shape) for k in GATED} for s in shards]
+
+
+def _layout(got, expected):
+    """None when `got` is a list of shards that splits the hidden units consistently, else how not."""
+    n = len(expected)
+    if not isinstance(got, (list, tuple)):
+        return f"returned a {type(got).__name__}; expected a list of {n} dicts"
+    if len(got) != n:
+        return f"returned {len(got)} shards; expected one per worker, {n}"
+    for rank, shard in enumerate(got):
+        if not isinstance(shard, dict) or any(k not in shard for k in GATED):
+            return f"gives shard {rank} as {type(shard).__name__}; expected a dict with keys {list(GATED)}"
+    want = _shapes(expected)
+    for rank, (mine, theirs) in enumerate(zip(_shapes(got), want, strict=True)):
+        for key in GATED:
+            if mine[key] != theirs[key]:
+                return f"gives shard {rank}['{key}'] shape {shape_str(mine[key])}; expected {shape_str(theirs[key])}"
+    full = {k: torch.cat([s[k] for s in expected], dim=1 if k != "W_down" else 0) for k in GATED}
+    units = []
+    for shard in got:
+        mine = {k: torch.as_tensor(shard[k]).double() for k in GATED}
+        ids = [_unit_ids(mine["W_gate"], full["W_gate"]), _unit_ids(mine["W_up"], full["W_up"]),
+               _unit_ids(mine["W_down"].T, full["W_down"].T)]
+        if any(i is None for i in ids):
+            return "holds numbers that are not slices of the MLP's weights"
+        if not (ids[0] == ids[1] == ids[2]):
+            return "gives a worker W_gate, W_up and W_down for different hidden units"
+        units += ids[0]
+    return None if sorted(units) == list(range(full["W_up"].shape[1])) else \
+        "does not give every hidden unit to exactly one worker"
+
+
+def _unit_ids(columns, full):
+    """Which column of `full` each column of `columns` is (None if one matches none)."""
+    ids = []
+    for j in range(columns.shape[1]):
+        match = (full - columns[:, j:j + 1]).abs().amax(dim=0) < 1e-12
+        if not match.any():
+            return None
+        ids.append(int(match.nonzero()[0]))
+    return ids
+
+
+def _is(key, shape):
+    """A Mistake test: shard 0's `key` has the shape shape(mlp, n)."""
+    def when(got, mlp, n):
+        return tuple(torch.as_tensor(got[0][key]).shape) == shape(mlp, n)
+    return when
+
+
+_STORED = ("nn.Linear stores its weight as (out, in) (notebook 03's note on storage): take "
+           "mlp.{}.weight.T for the math layout x @ W.")
+
+check_split = Check(
+    EX2,
+    reference=tensor_parallel.split_gated,
+    cases=SPLIT_CASES,
+    compare=_layout,
+    name="split_llama",
+    mistakes=[
+        Mistake("W_gate has shape (d_ff / N, d_model): " + _STORED.format("gate_proj"),
+                when=_is("W_gate", lambda m, n: (m.d_ff // n, m.d_model))),
+        Mistake("W_gate has shape (d_model / N, d_ff): you split it by rows. Split by columns, so each "
+                "worker owns whole hidden units: W_gate[:, units].",
+                when=_is("W_gate", lambda m, n: (m.d_model // n, m.d_ff))),
+        Mistake("W_up has shape (d_ff / N, d_model): " + _STORED.format("up_proj"),
+                when=_is("W_up", lambda m, n: (m.d_ff // n, m.d_model))),
+        Mistake("W_down has shape (d_model, d_ff / N): " + _STORED.format("down_proj"),
+                when=_is("W_down", lambda m, n: (m.d_model, m.d_ff // n))),
+        Mistake("W_down has shape (d_ff, d_model / N): you split it by columns. Split it by rows, the "
+                "rows of the worker's own hidden units: W_down[units, :].",
+                when=_is("W_down", lambda m, n: (m.d_ff, m.d_model // n))),
+    ],
+)
+
+
+@dataclass(frozen=True)
+class Misuse:
+    """How the simulated workers used all_reduce, when not once with a (T, d_model) tensor."""
+
+    calls: int          # all_reduce calls per worker
+    shape: tuple        # shape of the first tensor handed in
+
+
+def simulate(forward):
+    """forward run by each worker in turn (the course's split), the all-reduce played in two passes."""
+    def run(case):
+        shards = tensor_parallel.split_gated(case.mlp, case.n_workers)
+        handed = []
+
+        def record(tensor):
+            handed.append(tensor)
+            return tensor
+
+        for shard in shards:
+            if forward(case.x, shard, record) is None:
+                return None
+        n, (tokens, d_model) = case.n_workers, case.x.shape
+        calls = len(handed) // n if len(handed) % n == 0 else -1
+        shape = tuple(handed[0].shape) if handed else ()
+        if calls != 1 or shape != (tokens, d_model):
+            return Misuse(calls, shape)
+        total = sum(handed)
+        return forward(case.x, shards[0], lambda _partial: total.clone())
+    return run
+
+
+def _with(act_on="gate", act=F.silu, after=False):
+    """The output of a typical mistake in the gated product."""
+    def answer(case):
+        mlp, x = case.mlp, case.x
+        gate, up = mlp.gate_proj(x), mlp.up_proj(x)
+        if after:
+            return mlp.down_proj(act(gate * up))
+        if act_on == "up":
+            return mlp.down_proj(gate * act(up))
+        return mlp.down_proj(act(gate) * up)
+    return answer
+
+
+def _misuse(test):
+    return lambda got, case: isinstance(got, Misuse) and test(got, case)
+
+
+check_forward = Check(
+    EX2,
+    reference=lambda case: case.mlp(case.x),
+    cases=FORWARD_CASES,
+    compare=arrays(atol=1e-10, rtol=1e-10),
+    name="llama_worker_forward",
+    mistakes=[
+        Mistake("your worker never calls all_reduce, so each returns only its own partial output. "
+                "Hand the partial output (after W_down) to all_reduce and return what it gives back.",
+                when=_misuse(lambda got, case: got.calls == 0)),
+        Mistake("you all-reduce the hidden activations, shape (T, d_ff / N). In this split they never "
+                "leave their worker: multiply by W_down first, then all-reduce the (T, d_model) partial.",
+                when=_misuse(lambda got, c: got.shape == (c.x.shape[0], c.mlp.d_ff // c.n_workers))),
+        Mistake("each worker calls all_reduce more than once; the split needs one, after W_down.",
+                when=_misuse(lambda got, case: got.calls != 1)),
+        Mistake("SiLU goes on the gate, x @ W_gate, not on the up-projection (notebook 05).",
+                answer=_with(act_on="up")),
+        Mistake("SiLU is applied after the product here; it goes on the gate alone: "
+                "F.silu(x @ W_gate) * (x @ W_up).", answer=_with(after=True)),
+        Mistake("there is no SiLU: the gate is F.silu(x @ W_gate).", answer=_with(act=lambda h: h)),
+        Mistake("that is GELU; Llama's gate uses SiLU (F.silu).", answer=_with(act=F.gelu)),
+    ],
+)
+
+
+def check_llama_split(split_llama, llama_worker_forward):
+    """Exercise 2: the split and the worker's forward, in one process, then in 2 real processes."""
+    split_fb = check_split(split_llama)
+    if not split_fb:
+        return split_fb
+    forward_fb = check_forward(simulate(llama_worker_forward))
+    if forward_fb.status == "not attempted":
+        return wrong(EX2, "split_llama is right; now write llama_worker_forward.")
+    if not forward_fb:
+        return forward_fb
+    mlp, x = _gated(seed=5)
+    try:
+        results = tensor_parallel.run(split_llama(mlp, 2), x, forward=llama_worker_forward)
+    except (RuntimeError, TypeError) as err:
+        last = str(err).strip().splitlines()[-1]
+        return wrong(EX2, "in one process your functions are right, but the run in 2 processes failed. "
+                          "Each worker runs llama_worker_forward from its source, with only torch, F, nn "
+                          f"and its arguments: {last}")
+    with torch.no_grad():
+        gap = max((r.output - mlp(x)).abs().max().item() for r in results)
+    if gap > 1e-10:
+        return wrong(EX2, f"in 2 processes the workers' output differs from the one-process MLP by up "
+                          f"to {gap:.2g}.")
+    return correct(EX2, "gate and up split by columns, down by rows, one all-reduce: in 2 real processes "
+                        "every worker's output equals the one-process gated MLP (within 1e-10).")
+
+
+# ---- Exercise 3: a ring all-reduce ---------------------------------------------------------
+
+EX3 = "Exercise 3 (a ring all-reduce)"
+
+
+class Buffers(list):
+    """The workers' buffers, one tensor each, shown in messages by their count and size."""
+
+    def __repr__(self):
+        return f"[{len(self)} buffers of {self[0].numel()} numbers]"
+
+
+def _buffers(n_workers, numel=24):
+    g = torch.Generator().manual_seed(n_workers)
+    return Buffers(torch.randn(numel, generator=g, dtype=torch.float64) for _ in range(n_workers))
+
+
+def _ring_reference(buffers):
+    n, size = len(buffers), buffers[0].numel() * buffers[0].element_size()
+    return [sum(buffers)] * n, [tensor_parallel.ring_bytes(size, n)] * n
+
+
+def _ring_compare(got, expected):
+    """None when every worker holds the sum and sent the expected bytes, else how not."""
+    if not isinstance(got, tuple) or len(got) != 2:
+        return f"returned {type(got).__name__}; expected a tuple (results, sent)"
+    results, sent = got
+    totals, want = expected
+    if len(results) != len(totals) or len(sent) != len(want):
+        return f"returned {len(results)} results and {len(sent)} byte counts; expected {len(totals)} of each"
+    for rank, (mine, total) in enumerate(zip(results, totals, strict=True)):
+        problem = arrays(atol=1e-10, rtol=1e-10)(mine, total)
+        if problem:
+            return f"gives worker {rank} a result that {problem}"
+    if [float(s) for s in sent] != [float(w) for w in want]:
+        return f"says the workers sent {list(sent)} bytes; a ring sends {[int(w) for w in want]}"
     return None
 
 
-def check_split(split_megatron):
-    """Exercise 1: W1 by columns, W2 by rows, b1 with W1, b2 whole on every worker."""
-    name = "Exercise 1 (split the FFN)"
-    hint = ("worker r owns hidden units r*w .. (r+1)*w-1 with w = d_ff // n: "
-            "W1[:, units], b1[units], W2[units, :], and the whole b2.")
-    x, W1, b1, W2, b2 = _toy_ffn()
-    d_model, d_ff = W1.shape
-    reference = F.gelu(x @ W1 + b1) @ W2 + b2
-    for n in (2, 3):
-        shards = attempt(split_megatron, W1, b1, W2, b2, n)
-        if shards is MISSING:
-            return not_attempted(name, hint)
-        if isinstance(shards, Exception):
-            return wrong(name, f"split_megatron(..., {n}) raised {type(shards).__name__}: {shards}", hint)
-        if not isinstance(shards, (list, tuple)) or len(shards) != n:
-            what = f"{len(shards)} shards" if isinstance(shards, (list, tuple)) else type(shards).__name__
-            return wrong(name, f"split_megatron(..., {n}) must return a list of {n} shards, "
-                         f"got {what}.", hint)
-        for rank, shard in enumerate(shards):
-            problem = _shard_problem(shard, rank, d_model, d_ff, n)
-            if problem:
-                return wrong(name, problem, hint)
-        shards = [{k: torch.as_tensor(s[k]).double() for k in KEYS} for s in shards]
-        if any(torch.allclose(s["b2"], b2 / n) and not torch.allclose(b2 / n, b2) for s in shards):
-            return wrong(name, "a shard holds b2 / n: b2 is added once, after the all-reduce, "
-                         "so every worker keeps the whole b2.", hint)
-        partials = [F.gelu(x @ s["W1"] + s["b1"]) @ s["W2"] for s in shards]
-        got = sum(partials) + shards[0]["b2"]
-        if not torch.allclose(got, reference, atol=1e-10):
-            return wrong(name, f"with {n} workers the partial outputs plus b2 differ from the FFN "
-                         f"by up to {(got - reference).abs().max():.3g}: are W1's columns, b1's "
-                         "entries and W2's rows of each worker the same hidden units?", hint)
-    return correct(name, "the partial outputs of 2 and 3 workers add up to the FFN's output.")
+def _stopped_after_reduce_scatter(got, buffers):
+    """True when each worker holds the sum in one chunk only (no all-gather)."""
+    results, _ = got
+    n = len(buffers)
+    total = sum(buffers).tensor_split(n)
+    complete = [sum(torch.allclose(a, b) for a, b in zip(r.tensor_split(n), total, strict=True))
+                for r in results]
+    return all(c == 1 for c in complete)
 
 
-def check_allreduce_bytes(allreduce_bytes):
-    """Exercise 2: bytes of the one all-reduce, T * d_model * bytes per element."""
-    name = "Exercise 2 (bytes per all-reduce)"
-    hint = "the all-reduce sums the partial outputs of the down-projection: shape (T, d_model)."
-    for T, d_model, d_ff, nbytes in [(8, 768, 3072, 8), (1024, 768, 3072, 2), (3, 5, 20, 4)]:
-        got = attempt(allreduce_bytes, T, d_model, d_ff, nbytes)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        call = f"allreduce_bytes({T}, {d_model}, {d_ff}, {nbytes})"
-        if isinstance(got, Exception):
-            return wrong(name, f"{call} raised {type(got).__name__}: {got}", hint)
-        expected = T * d_model * nbytes
-        if got == T * d_ff * nbytes:
-            return wrong(name, f"{call} = {got:,}: that is the hidden activations (T, d_ff). In "
-                         "the Megatron split they never leave their worker.", hint)
-        if got == T * d_model:
-            return wrong(name, f"{call} = {got:,}: that counts numbers, not bytes; "
-                         f"each number takes {nbytes} bytes.", hint)
-        if got == 8 * expected:
-            return wrong(name, f"{call} = {got:,}: that is bits; a byte is 8 bits.", hint)
-        if got != expected:
-            return wrong(name, f"{call} = {got}; expected {expected:,}.", hint)
-    return correct(name, "T * d_model * bytes: 1,572,864 bytes for GPT-2 small at T=1024 in "
-                   "bfloat16, whatever the number of workers.")
+def _sent_is(times):
+    def when(got, buffers):
+        size = buffers[0].numel() * buffers[0].element_size()
+        return [float(s) for s in got[1]] == [times(len(buffers)) * size] * len(buffers)
+    return when
 
 
-def check_params_per_worker(params_per_worker):
-    """Exercise 3: numbers one worker holds, biases included (b2 is not split)."""
-    name = "Exercise 3 (what one worker holds)"
-    hint = ("W1 and W2 give d_model * d_ff / n each, b1 gives d_ff / n, "
-            "and b2 (d_model) is held whole by every worker.")
-    for d_model, d_ff, n in [(768, 3072, 2), (768, 3072, 4), (4, 12, 3)]:
-        got = attempt(params_per_worker, d_model, d_ff, n)
-        if got is MISSING:
-            return not_attempted(name, hint)
-        call = f"params_per_worker({d_model}, {d_ff}, {n})"
-        if isinstance(got, Exception):
-            return wrong(name, f"{call} raised {type(got).__name__}: {got}", hint)
-        expected = (2 * d_model * d_ff + d_ff) // n + d_model
-        if got == (2 * d_model * d_ff + d_ff + d_model) / n:
-            return wrong(name, f"{call} = {got:,.0f}: you split b2 too. Every worker adds the "
-                         "whole b2 after the all-reduce (or one does), so it is not divided.", hint)
-        if got == 2 * d_model * d_ff // n:
-            return wrong(name, f"{call} = {got:,}: you counted the weights only; add the biases.", hint)
-        if got == 2 * d_model * d_ff + d_ff + d_model:
-            return wrong(name, f"{call} = {got:,}: that is the whole FFN; divide what is split.", hint)
-        if got != expected:
-            return wrong(name, f"{call} = {got}; expected {expected:,}.", hint)
-    gpt2 = (2 * 768 * 3072 + 3072) // 2 + 768
-    return correct(name, f"2*d_model*d_ff/n + d_ff/n + d_model: {gpt2:,} numbers per worker "
-                   "for GPT-2 small's MLP on 2 workers.")
+check_ring_all_reduce = Check(
+    EX3,
+    reference=_ring_reference,
+    cases=[(_buffers(2),), (_buffers(3),), (_buffers(4),)],
+    compare=_ring_compare,
+    name="ring_all_reduce",
+    mistakes=[
+        Mistake("each worker holds the full sum in one chunk only: that is the end of the reduce-scatter. "
+                "Now the all-gather: N - 1 more steps that pass the finished chunks around the ring.",
+                when=_stopped_after_reduce_scatter),
+        Mistake("each worker sends its whole buffer to each of the N - 1 others: that works, but is not a "
+                "ring. A ring sends one chunk (buffer / N) per step, in 2 (N - 1) steps.",
+                when=_sent_is(lambda n: n - 1)),
+        Mistake("you counted the bytes of the reduce-scatter only; the all-gather sends as many again.",
+                when=_sent_is(lambda n: (n - 1) / n)),
+    ],
+)
