@@ -8,9 +8,9 @@ from helpers.checks import nb09_decode_bandwidth as checks
 def test_layer_ratio_prediction():
     assert checks.check_layer_ratio(None, 4.1).status == "not attempted"
     right = 3 * 4096 * 11008 * 4 / (2 * 2048 * 8192 * 4)
-    fb = checks.check_layer_ratio(right, 4.3)
-    assert fb and "you predicted 4.03, the run gives 4.30" in fb.message
-    fb = checks.check_layer_ratio(2 * 4096 * 11008 * 4 / (2 * 2048 * 8192 * 4), 4.3)   # forgot the gate
+    fb = checks.check_layer_ratio(right, right)
+    assert fb and "you predicted 4.03, the bytes give 4.03" in fb.message
+    fb = checks.check_layer_ratio(2 * 4096 * 11008 * 4 / (2 * 2048 * 8192 * 4), right)   # forgot the gate
     assert not fb and "Forgetting the gate gives 2.69" in fb.message
     assert "write a number" in checks.check_layer_ratio("4x", 4.3).message
 

@@ -112,6 +112,7 @@ class Prediction:
     choices: Sequence | None = None
     variable: str = "your prediction"
     fmt: str = "{!r}"
+    answer: str = "the run gives"   # where the answer comes from
 
     def __call__(self, guess, actual):
         if guess is None or guess is Ellipsis:
@@ -125,7 +126,7 @@ class Prediction:
             if isinstance(guess, bool) or not isinstance(guess, (int, float)):
                 return wrong(self.exercise, f"{self.variable} = {guess!r}; write a number.")
             right = abs(guess - actual) <= self.rel * abs(actual)
-        said = f"you predicted {self.fmt.format(guess)}, the run gives {self.fmt.format(actual)}"
+        said = f"you predicted {self.fmt.format(guess)}, {self.answer} {self.fmt.format(actual)}"
         if right:
             return correct(self.exercise, f"{said}. {self.why}")
         return wrong(self.exercise, f"{said}. {self.why}")
