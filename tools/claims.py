@@ -125,6 +125,19 @@ CLAIMS = [
     # notebook 10
     C(1, "10", 'Megatron: up-projection column-parallel, down-projection row-parallel, one all-reduce',
       (r"res\.sent_bytes ==",)),
+    # notebook 11
+    C(1, "11", 'MoE makes the MLP sparse because it holds 2/3 of a block (8d^2 of 12d^2; 66.2% of GPT-3)',
+      (r"Fraction\(8, 4 \+ 8\) == Fraction\(2, 3\)", r"175_181_291_520")),
+    C(1, "11", 'the MoE layer runs each expert on its own tokens only and equals the dense loop over all experts',
+      (r"allclose\(out, dense", r"T \* top_k == 32")),
+    C(1, "11", 'Mixtral 8x7B: 46,702,792,704 parameters held, 12,879,925,248 used per token',
+      (r"46_702_792_704", r"12_879_925_248")),
+    C(1, "11", '"8x7B" is not 8 copies: only the MLP is copied; 8 x Mistral 7B would be 57.9B',
+      (r"round\(eight / 1e9, 1\) == 57\.9",)),
+    C(1, "11", 'every expert stays resident: Mixtral is 93.4 GB in bf16, more than one 80 GB GPU',
+      (r"held_bytes > 80e9",)),
+    C(1, "11", 'a decode batch of 16 reads E(1 - (1 - k/E)^B) = 7.9 of 8 experts per layer: most of the weights',
+      (r"read_bytes\[16\] > 0\.95 \* held_bytes", r"expected_experts\(B\)")),
     # notebook 12
     C(3, "12", "FFN neurons as key-value memories: knocking out a fact's top neurons removes that fact",
       (r"p_top < 0\.5 \* p_before",)),
