@@ -143,6 +143,12 @@ CLAIMS = [
       (r"p_top < 0\.5 \* p_before",)),
     C(3, "12", 'knowledge editing (ROME-style): change one fact by a rank-one edit of the down-projection',
       (r"efficacy >= 0\.95", r"specificity >= 0\.97")),
+    C(3, "12", "neurons as key-value memory: activation x value vector, read through the head, adds up to the MLP's logit",
+      (r"contribution\.sum\(\), whole",)),
+    C(3, "12", 'where facts are recalled: knocking out MLP outputs by layer and word (ROME: middle-layer MLPs at the subject)',
+      (r"knockout\[0, 3\] < 0\.8", r"no_mlp_acc < 0\.05")),
+    C(3, "12", "a fact's own top-k neurons remove it at every k, k random neurons do not, and other facts survive",
+      (r'sweep\["random"\]\[at30\] > 0\.95',)),
 ]
 
 

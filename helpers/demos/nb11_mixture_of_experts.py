@@ -38,7 +38,7 @@ def draw(fig, n_experts, top_k, temperature, skew):
     ax.set_xlabel("expert")
     ax.set_ylabel(f"tokens (of {N_TOKENS:,}, k={top_k} each)")
     ax.set_title(f"top-{top_k} of {n_experts}: busiest expert {counts.max().item() / fair:.2f}x fair; "
-                 f"{dropped} of {N_TOKENS * top_k:,} assignments past capacity")
+                 f"{dropped:,} of {N_TOKENS * top_k:,} assignments past capacity")
     ax.set_ylim(0, 1.35 * max(counts.max().item(), (weight * top_k).max().item(), capacity))
     ax.legend(loc="upper center", ncol=4, fontsize=9, columnspacing=1.0, handletextpad=0.4)
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.14, top=0.9)
@@ -54,4 +54,4 @@ def make():
         "skew": FloatSlider(value=0.0, min=0.0, max=3.0, step=0.25, description="skew to 0",
                             continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(8.0, 3.6), title="Expert load")
+    return LiveFigure(draw, controls, figsize=(7.5, 3.4), title="Expert load")
