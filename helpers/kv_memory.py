@@ -1,18 +1,21 @@
 """A tiny word-level GPT that notebook 12 trains on the fact set, and its plumbing.
 
 FactModel is token + position embeddings, a stack of the course's pre-LN
-`helpers.block.Block`s (each with a GELU `helpers.ffn.FFN`), a final LayerNorm
-and an untied head. `tools/train_fact_model.py` trains it; the weights ship in
+`helpers.block.Block`s (each with a GELU `helpers.ffn.FFN` whose activation is the
+submodule `mlp.act`), a final LayerNorm and an untied head. `train` is the training
+run behind the shipped weights (`tools/train_fact_model.py` calls it); they ship in
 data/fact_model/ as safetensors with a JSON config and vocabulary (no pickle).
+Notebook 12 reads and changes the hidden neurons with forward hooks (`hooks`).
 """
 
 import json
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 import torch
 from torch import nn
 
-from helpers import activations, facts, validate
+from helpers import facts, validate
 from helpers.block import Block
 from helpers.data import data_path
 
@@ -43,37 +46,27 @@ class FactModel(nn.Module):
         self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
 
     def forward(self, idx):
-        return forward_with_neurons(self, idx)[0]
+        validate.ndim(idx, "idx", 2)
+        if idx.shape[1] > self.config.n_ctx:
+            raise ValueError(f"idx has {idx.shape[1]} positions but the model has n_ctx={self.config.n_ctx}")
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))  # (B, T, d_model)
+        for block in self.blocks:
+            x = block(x)                                  # attention, then the MLP (mlp.act: the neurons)
+        return self.lm_head(self.ln_f(x))                 # (B, T, vocab_size)
 
 
-def forward_with_neurons(model, idx, neuron_scale=None, mlp_out_at=None):
-    """Logits (B, T, V), each layer's neuron activations [(B, T, d_ff)] * n_layers, and
-    the residual stream before the final LayerNorm (B, T, d_model).
+@contextmanager
+def hooks(pairs):
+    """Register {module: hook} forward hooks for the duration of a `with` block, then remove them.
 
-    neuron_scale: {layer: (d_ff,) tensor} multiplied into that layer's activations
-    (zeros ablate neurons). mlp_out_at: {layer: (positions (B,), vectors (B, d_model))}
-    replaces that layer's MLP output at one position per row (used to find v* for an edit).
+    A hook is hook(module, inputs, output); returning a tensor replaces the module's output.
     """
-    validate.ndim(idx, "idx", 2)
-    if idx.shape[1] > model.config.n_ctx:
-        raise ValueError(f"idx has {idx.shape[1]} positions but the model has n_ctx={model.config.n_ctx}")
-    positions = torch.arange(idx.shape[1], device=idx.device)
-    x = model.wte(idx) + model.wpe(positions)                      # (B, T, d_model)
-    hidden = []
-    for layer, block in enumerate(model.blocks):
-        x = x + block.attn(block.ln_1(x))
-        mlp = block.mlp
-        h = activations.get(mlp.activation)(mlp.c_fc(block.ln_2(x)))  # keys fire: (B, T, d_ff)
-        if neuron_scale is not None and layer in neuron_scale:
-            h = h * neuron_scale[layer]
-        hidden.append(h)
-        out = mlp.c_proj(h)                                          # values summed: (B, T, d_model)
-        if mlp_out_at is not None and layer in mlp_out_at:
-            where, vectors = mlp_out_at[layer]
-            out = out.clone()
-            out[torch.arange(idx.shape[0]), where] = vectors
-        x = x + out
-    return model.lm_head(model.ln_f(x)), hidden, x
+    handles = [module.register_forward_hook(hook) for module, hook in pairs.items()]
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
 
 
 def neuron_contributions(model, prompts, layer):
@@ -84,14 +77,22 @@ def neuron_contributions(model, prompts, layer):
     h_i * (g * u_answer) . (w_i - mean(w_i)) / s to the answer's logit.
     """
     rows = torch.arange(len(prompts.last))
-    with torch.no_grad():
-        _, hidden, resid = forward_with_neurons(model, prompts.idx)
-        resid = resid[rows, prompts.last]                                    # (N, d_model)
+    seen = {}
+
+    def keep_neurons(module, inputs, output):
+        seen["h"] = output                                                   # (N, T, d_ff)
+
+    def keep_residual(module, inputs, output):
+        seen["resid"] = inputs[0]                                            # (N, T, d_model)
+
+    with torch.no_grad(), hooks({model.blocks[layer].mlp.act: keep_neurons, model.ln_f: keep_residual}):
+        model(prompts.idx)
+        resid = seen["resid"][rows, prompts.last]                            # (N, d_model)
         s = (resid.var(-1, unbiased=False) + model.ln_f.eps).sqrt()          # (N,)
         W = model.blocks[layer].mlp.c_proj.weight                            # (d_model, d_ff)
         W_centred = W - W.mean(0, keepdim=True)
         u = model.lm_head.weight[prompts.answer] * model.ln_f.weight         # (N, d_model)
-        return hidden[layer][rows, prompts.last] * (u @ W_centred) / s[:, None]
+        return seen["h"][rows, prompts.last] * (u @ W_centred) / s[:, None]
 
 
 class Vocab:
@@ -152,11 +153,61 @@ def answer_logits(logits, prompts):
     return logits[torch.arange(len(prompts.last)), prompts.last]
 
 
-def accuracy(model, prompts, **kwargs):
-    """Share of prompts whose top prediction is the answer (kwargs go to forward_with_neurons)."""
+def accuracy(model, prompts):
+    """Share of prompts whose top prediction is the answer (hooks in place apply)."""
     with torch.no_grad():
-        logits = answer_logits(forward_with_neurons(model, prompts.idx, **kwargs)[0], prompts)
+        logits = answer_logits(model(prompts.idx), prompts)
     return (logits.argmax(-1) == prompts.answer).float().mean().item()
+
+
+def freeze_all_but_mlps_and_routing(model):
+    """Leave word codes, the head and what attention carries at their random start.
+
+    Word vectors in and out are fixed random codes; attention may learn where to look
+    (queries and keys) but not what it carries (values and output projection). A learned
+    map country -> capital then has nowhere to live but the MLPs: the lesson's claim,
+    made testable in a model this small.
+    """
+    torch.nn.init.normal_(model.lm_head.weight, std=0.25)  # room for confident logits
+    for p in (model.wte.weight, model.lm_head.weight):
+        p.requires_grad_(False)
+    d_model = model.config.d_model
+    for block in model.blocks:
+        block.attn.c_proj.requires_grad_(False)
+        keep = torch.ones(3 * d_model, 1)
+        keep[2 * d_model:] = 0                          # rows of c_attn that make V
+        block.attn.c_attn.weight.register_hook(lambda g, keep=keep: g * keep)
+        block.attn.c_attn.bias.register_hook(lambda g, keep=keep[:, 0]: g * keep)
+
+
+def train(config=None, steps=400, lr=5e-3, seed=0, log_every=0):
+    """Train a FactModel on the six training phrasings; return (model, vocab, loss per step).
+
+    Full-batch Adam with a cosine schedule; the loss is the cross-entropy of the capital
+    at each prompt's last word. Seeded: the same call gives the same weights on the same
+    machine and torch version.
+    """
+    torch.manual_seed(seed)
+    vocab = Vocab(facts.vocabulary())
+    config = config or FactModelConfig(vocab_size=len(vocab))
+    model = FactModel(config)
+    freeze_all_but_mlps_and_routing(model)
+    data = make_prompts(vocab, facts.TRAIN_TEMPLATES)
+    # No weight decay: it would shrink the frozen value rows of c_attn too.
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
+    losses = []
+    for step in range(steps):
+        logits = answer_logits(model(data.idx), data)             # (708, vocab): the next word
+        loss = torch.nn.functional.cross_entropy(logits, data.answer)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        schedule.step()
+        losses.append(loss.item())
+        if log_every and (step % log_every == 0 or step == steps - 1):
+            print(f"step {step:5d}  loss {loss.item():.4f}", flush=True)
+    return model.eval(), vocab, losses
 
 
 def save(model, vocab, folder):

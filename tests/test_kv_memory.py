@@ -54,45 +54,82 @@ def test_prompts_point_at_subject_last_word_and_answer():
         vocab.encode(["atlantis"])
 
 
-def test_forward_matches_the_course_blocks(shipped):
+def test_forward_is_the_course_blocks_and_a_hook_reads_the_neurons(shipped):
     model, vocab = shipped
     idx = kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES[:2], range(5)).idx
+    seen = []
+    with torch.no_grad(), kv_memory.hooks({model.blocks[1].mlp.act: lambda m, i, out: seen.append(out)}):
+        logits = model(idx)
     with torch.no_grad():
         x = model.wte(idx) + model.wpe(torch.arange(idx.shape[1]))
-        for block in model.blocks:
-            x = block(x)                     # helpers.block.Block's own forward
+        x = model.blocks[0](x)                                       # block 0 as a whole
+        b = model.blocks[1]
+        x = x + b.attn(b.ln_1(x))
+        h = torch.nn.functional.gelu(b.mlp.c_fc(b.ln_2(x)))          # the neurons, written out
+        x = x + b.mlp.c_proj(h)
         reference = model.lm_head(model.ln_f(x))
-        logits, hidden, resid = kv_memory.forward_with_neurons(model, idx)
-        same = kv_memory.forward_with_neurons(model, idx, neuron_scale={1: torch.ones(256)})[0]
-    assert torch.allclose(logits, reference, atol=1e-5) and torch.allclose(same, logits)
-    assert torch.allclose(resid, x, atol=1e-5)
-    assert [tuple(h.shape) for h in hidden] == [(idx.shape[0], idx.shape[1], 256)] * 2
+    assert len(seen) == 1 and seen[0].shape == (idx.shape[0], idx.shape[1], 256)
+    assert torch.allclose(seen[0], h, atol=1e-6) and torch.allclose(logits, reference, atol=1e-5)
+    assert isinstance(model.blocks[0].mlp.act, torch.nn.GELU)
+    with torch.no_grad():
+        model(idx)
+    assert len(seen) == 1, "the hook is removed when the with-block ends"
 
 
-def test_replacing_the_mlp_output_with_itself_changes_nothing(shipped):
+def test_hooks_are_removed_after_an_error(shipped):
+    model, vocab = shipped
+    calls = []
+    with pytest.raises(RuntimeError, match="stop"), kv_memory.hooks({model.ln_f: lambda *a: calls.append(1)}):
+        raise RuntimeError("stop")
+    with torch.no_grad():
+        model(kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES[:1], [0]).idx)
+    assert calls == []
+
+
+def test_hooks_that_zero_or_patch_change_the_output(shipped):
     model, vocab = shipped
     p = kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES[:1], range(4))
+    rows = torch.arange(4)
     with torch.no_grad():
-        logits, hidden, _ = kv_memory.forward_with_neurons(model, p.idx)
-        own = model.blocks[0].mlp.c_proj(hidden[0][torch.arange(4), p.subject])
-        again = kv_memory.forward_with_neurons(model, p.idx, mlp_out_at={0: (p.subject, own)})[0]
-        zeroed = kv_memory.forward_with_neurons(
-            model, p.idx, mlp_out_at={0: (p.subject, torch.zeros(4, 64))})[0]
+        logits = model(p.idx)
+
+        def patch(vectors):
+            def hook(module, inputs, output):
+                output = output.clone()
+                output[rows, p.subject] = vectors
+                return output
+            return hook
+
+        seen = {}
+        with kv_memory.hooks({model.blocks[0].mlp: lambda m, i, out: seen.setdefault("out", out)}):
+            model(p.idx)
+        with kv_memory.hooks({model.blocks[0].mlp: patch(seen["out"][rows, p.subject])}):
+            again = model(p.idx)
+        with kv_memory.hooks({model.blocks[0].mlp: patch(torch.zeros(4, 64))}):
+            zeroed = model(p.idx)
+        with kv_memory.hooks({model.blocks[1].mlp.act: lambda m, i, out: out * 0}):
+            no_mlp = model(p.idx)
+        c_proj = model.blocks[1].mlp.c_proj
+        bias_only = c_proj.bias.expand(4, -1)
     assert torch.allclose(again, logits, atol=1e-5) and not torch.allclose(zeroed, logits)
+    assert not torch.allclose(no_mlp, logits)
+    assert torch.equal(bias_only, c_proj(torch.zeros(4, 256)))
 
 
 def test_contributions_add_up_to_the_mlp_through_the_final_layernorm(shipped):
     model, vocab = shipped
     p = kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES[:1], range(6))
     c = kv_memory.neuron_contributions(model, p, layer=1)          # (6, 256)
-    with torch.no_grad():
-        logits, hidden, resid = kv_memory.forward_with_neurons(model, p.idx)
-        rows = torch.arange(6)
+    rows = torch.arange(6)
+    seen = {}
+    with torch.no_grad(), kv_memory.hooks({model.blocks[1].mlp.act: lambda m, i, out: seen.setdefault("h", out),
+                                           model.ln_f: lambda m, i, out: seen.setdefault("r", i[0])}):
+        model(p.idx)
         # Remove the whole MLP 1 at the last word; with the LayerNorm scale held fixed,
         # the answer's logit falls by exactly the sum of the contributions.
         mlp = model.blocks[1].mlp
-        out = mlp.c_proj(hidden[1][rows, p.last]) - mlp.c_proj.bias
-        r = resid[rows, p.last]
+        out = mlp.c_proj(seen["h"][rows, p.last]) - mlp.c_proj.bias
+        r = seen["r"][rows, p.last]
         s = (r.var(-1, unbiased=False) + model.ln_f.eps).sqrt()
         u = model.lm_head.weight[p.answer] * model.ln_f.weight
         expected = ((out - out.mean(-1, keepdim=True)) * u).sum(-1) / s
@@ -103,9 +140,9 @@ def test_contributions_add_up_to_the_mlp_through_the_final_layernorm(shipped):
 def test_bad_inputs_name_the_argument(shipped):
     model, _ = shipped
     with pytest.raises(ValueError, match="idx must be 2-D"):
-        kv_memory.forward_with_neurons(model, torch.zeros(5, dtype=torch.long))
+        model(torch.zeros(5, dtype=torch.long))
     with pytest.raises(ValueError, match="n_ctx=12"):
-        kv_memory.forward_with_neurons(model, torch.zeros(1, 13, dtype=torch.long))
+        model(torch.zeros(1, 13, dtype=torch.long))
     with pytest.raises(ValueError, match="unique"):
         kv_memory.Vocab(["a", "a"])
 
@@ -121,6 +158,10 @@ def test_shipped_model_is_small_safetensors_and_recalls_the_facts(shipped):
     held_out = kv_memory.make_prompts(vocab, facts.HELD_OUT_TEMPLATES)
     assert kv_memory.accuracy(model, train) >= 0.95
     assert kv_memory.accuracy(model, held_out) > 0.5
+    from safetensors.torch import load_file
+
+    # The activation is a submodule without parameters: the checkpoint's names are the model's.
+    assert sorted(load_file(str(data.data_path(kv_memory.WEIGHTS)))) == sorted(model.state_dict())
 
 
 def test_save_and_load_round_trip(shipped, tmp_path):
@@ -139,7 +180,7 @@ def test_short_training_learns_and_keeps_the_frozen_parts():
     config = kv_memory.FactModelConfig(d_model=32, n_head=2, d_ff=128)
     torch.manual_seed(0)
     start = kv_memory.FactModel(config).state_dict()   # the same seed gives the same start
-    model, vocab, losses = train_fact_model.train(config, steps=100, lr=5e-3, seed=0)
+    model, vocab, losses = kv_memory.train(config, steps=100, lr=5e-3, seed=0)
     assert losses[-1] < 0.5 * losses[0]
     accuracy = kv_memory.accuracy(model, kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES))
     assert accuracy > 20 / len(facts.FACTS), accuracy          # chance is 1/118
@@ -149,3 +190,9 @@ def test_short_training_learns_and_keeps_the_frozen_parts():
     assert torch.equal(end["blocks.0.attn.c_attn.weight"][v_rows], start["blocks.0.attn.c_attn.weight"][v_rows])
     assert torch.equal(end["blocks.1.attn.c_proj.weight"], start["blocks.1.attn.c_proj.weight"])
     assert not torch.equal(end["blocks.0.mlp.c_fc.weight"], start["blocks.0.mlp.c_fc.weight"])
+
+
+def test_the_training_script_writes_a_model_that_loads(tmp_path, capsys):
+    train_fact_model.main(["--steps", "2", "--out", str(tmp_path)])
+    assert "accuracy on training phrasings" in capsys.readouterr().out
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["config.json", "model.safetensors", "vocab.json"]

@@ -157,11 +157,30 @@ CLAIMS = [
       (r'collectives == \{"all_reduce": 1\}',)),
     C(1, "10", "tensor parallelism cuts the MLP bytes each GPU reads per decode step to 1/N (Llama-2-7B: 1.08 GB on 8)",
       (r"mlp_bytes / 8 == 1_082_130_432",)),
+    # notebook 11
+    C(1, "11", 'MoE makes the MLP sparse because it holds 2/3 of a block (8d^2 of 12d^2; 66.2% of GPT-3)',
+      (r"Fraction\(8, 4 \+ 8\) == Fraction\(2, 3\)", r"175_181_291_520")),
+    C(1, "11", 'the MoE layer runs each expert on its own tokens only and equals the dense loop over all experts',
+      (r"allclose\(out, dense", r"T \* top_k == 32")),
+    C(1, "11", 'Mixtral 8x7B: 46,702,792,704 parameters held, 12,879,925,248 used per token',
+      (r"46_702_792_704", r"12_879_925_248")),
+    C(1, "11", '"8x7B" is not 8 copies: only the MLP is copied; 8 x Mistral 7B would be 57.9B',
+      (r"round\(eight / 1e9, 1\) == 57\.9",)),
+    C(1, "11", 'every expert stays resident: Mixtral is 93.4 GB in bf16, more than one 80 GB GPU',
+      (r"held_bytes > 80e9",)),
+    C(1, "11", 'a decode batch of 16 reads E(1 - (1 - k/E)^B) = 7.9 of 8 experts per layer: most of the weights',
+      (r"read_bytes\[16\] > 0\.95 \* held_bytes", r"expected_experts\(B\)")),
     # notebook 12
     C(3, "12", "FFN neurons as key-value memories: knocking out a fact's top neurons removes that fact",
       (r"p_top < 0\.5 \* p_before",)),
     C(3, "12", 'knowledge editing (ROME-style): change one fact by a rank-one edit of the down-projection',
       (r"efficacy >= 0\.95", r"specificity >= 0\.97")),
+    C(3, "12", "neurons as key-value memory: activation x value vector, read through the head, adds up to the MLP's logit",
+      (r"contribution\.sum\(\), whole",)),
+    C(3, "12", 'where facts are recalled: knocking out MLP outputs by layer and word (ROME: middle-layer MLPs at the subject)',
+      (r"knockout\[0, 3\] < 0\.8", r"no_mlp_acc < 0\.05")),
+    C(3, "12", "a fact's own top-k neurons remove it at every k, k random neurons do not, and other facts survive",
+      (r'sweep\["random"\]\[at30\] > 0\.95',)),
 ]
 
 

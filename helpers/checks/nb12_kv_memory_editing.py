@@ -1,104 +1,158 @@
-"""Checks for the exercises of notebook 12 (key-value memory and editing)."""
+"""Checks for notebook 12's exercises (key-value memory and editing).
 
-import numpy as np
+1. `ablate(neurons)`: a forward hook for the activation submodule, checked on the shipped model
+   against the same ablation done on the weights (a neuron that outputs 0 writes nothing, so its
+   value column might as well be deleted).
+2. A prediction: what zeroing france's top 30 neurons does to paris and to the other facts.
+3. (stretch) Edit several facts at once: the rank-r form of the rank-one edit.
+"""
+
+import copy
+from functools import lru_cache
+
 import torch
 
-from helpers.checks.core import (
-    MISSING,
-    attempt,
-    compare_arrays,
-    correct,
-    not_attempted,
-    shape_str,
-    to_numpy,
-    wrong,
+from helpers import facts, kv_memory
+from helpers.checks.compare import arrays
+from helpers.checks.runner import Check, Mistake, Prediction
+
+LAYER = 1
+
+check_ablation_guess = Prediction(
+    "Exercise 2 (predict the ablation)",
+    why="The top 30 neurons are the ones whose keys fire for france and whose values push paris up, "
+        "so removing them takes most of paris away; the other facts lean on other neurons, and 30 "
+        "random neurons rarely matter to paris. That is the key-value reading at work.",
+    choices=("A", "B", "C"),
+    variable="my_ablation_guess",
 )
 
 
-def _case(seed=0, d_model=4, d_ff=8):
+@lru_cache(maxsize=1)
+def _case():
+    """The shipped model and a few prompts (two phrasings of every sixth fact)."""
+    model, vocab = kv_memory.load()
+    prompts = kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES[:2], range(0, len(facts.FACTS), 6))
+    return model, prompts
+
+
+def _answer_logits(model):
+    _, prompts = _case()
+    return model(prompts.idx)[torch.arange(len(prompts.last)), prompts.last]    # (N, vocab)
+
+
+def _without(neurons):
+    """The ablation without a hook: delete the neurons' value columns of c_proj."""
+    model, _ = _case()
+    edited = copy.deepcopy(model)
+    with torch.no_grad():
+        edited.blocks[LAYER].mlp.c_proj.weight[:, neurons] = 0.0
+        return _answer_logits(edited)
+
+
+def _through_the_model(ablate):
+    """neurons -> answer logits with the learner's hook on the activation submodule."""
+    def run(neurons):
+        hook = ablate(neurons)
+        if hook is None:
+            return None
+        if not callable(hook):
+            raise TypeError(f"ablate returned a {type(hook).__name__}, not a hook function "
+                            "hook(module, inputs, output)")
+        model, _ = _case()
+        try:
+            with torch.no_grad(), kv_memory.hooks({model.blocks[LAYER].mlp.act: hook}):
+                return _answer_logits(model)
+        except IndexError as err:
+            raise IndexError(f"{err}. The neurons are the last dimension of output (B, T, d_ff): "
+                             "index it as output[..., neurons]") from None
+    return run
+
+
+def _every_neuron():
+    return list(range(_case()[0].config.d_ff))
+
+
+def _all_but(neurons):
+    chosen = set(torch.as_tensor(neurons).tolist())
+    return [i for i in _every_neuron() if i not in chosen]
+
+
+_ABLATION = Check(
+    "Exercise 1 (an ablation hook)",
+    reference=_without,
+    cases=[([3, 70, 101, 200],), (torch.tensor([0, 5, 66, 184, 250]),)],
+    mistakes=[
+        Mistake("your hook changed nothing: a forward hook must return the new tensor (or change "
+                "`output` in place) for the model to use it.", answer=lambda n: _without([])),
+        Mistake("every neuron was zeroed; only the chosen `neurons` should be.",
+                answer=lambda n: _without(_every_neuron())),
+        Mistake("the chosen neurons were kept and all the others zeroed: it is the other way round.",
+                answer=lambda n: _without(_all_but(n))),
+    ],
+    compare=arrays(atol=1e-4, rtol=1e-4),
+    success="your hook on mlp.act gives what deleting those neurons' value columns from c_proj gives: "
+            "a neuron that outputs 0 writes nothing.",
+    name="the model with your hook",
+)
+
+
+def check_ablation_hook(ablate):
+    """Exercise 1: ablate(neurons) -> a forward hook for the activation submodule that zeros them."""
+    return _ABLATION(None if ablate is None else _through_the_model(ablate))
+
+
+def edit_many(W, K, V, C):
+    """W + R (K^T C^-1 K)^-1 (C^-1 K)^T with R = V - W K: W' K = V; keys with x^T C^-1 K = 0 stay."""
+    C_inv_K = torch.linalg.solve(C, K)                                  # (d_ff, r)
+    return W + (V - W @ K) @ torch.linalg.solve(K.T @ C_inv_K, C_inv_K.T)
+
+
+def _one_after_another(W, K, V, C):
+    for i in range(K.shape[1]):
+        W = edit_many(W, K[:, i:i + 1], V[:, i:i + 1], C)
+    return W
+
+
+def _without_C(W, K, V, C):
+    return edit_many(W, K, V, torch.eye(len(C), dtype=C.dtype))
+
+
+def _adds_V(W, K, V, C):
+    return edit_many(W, K, V + W @ K, C)
+
+
+def _edit_case(seed, r, d_model=5, d_ff=8):
     g = torch.Generator().manual_seed(seed)
-    return (torch.randn(d_ff, generator=g, dtype=torch.float64).relu(),
-            torch.randn(d_model, d_ff, generator=g, dtype=torch.float64),
-            torch.randn(d_model, generator=g, dtype=torch.float64))
-
-
-def check_contributions(contributions):
-    """Exercise 1: h_i * (w_i . u), one number per neuron."""
-    name = "Exercise 1 (neuron contributions)"
-    hint = "value i is column i of W_down: u @ W_down gives w_i . u for every i at once; then times h."
-    h, W_down, u = _case()
-    got = attempt(contributions, h, W_down, u)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    arr = to_numpy(got) if not isinstance(got, Exception) else None
-    if arr is not None and arr.shape == (W_down.shape[0],):
-        return wrong(name, f"your result has shape {shape_str(arr.shape)}, one number per d_model "
-                     f"entry; expected ({W_down.shape[1]},), one per neuron: did you compute the "
-                     "MLP output (W_down @ h) instead?", hint)
-    if arr is not None and arr.shape == (W_down.shape[1],) and np.allclose(arr, to_numpy(u @ W_down)):
-        return wrong(name, "your numbers are w_i . u, the same whatever the neuron's activation: "
-                     "multiply by h_i (a neuron that does not fire adds nothing).", hint)
-    return compare_arrays(name, got, h * (u @ W_down), "contributions(h, W_down, u)", hint)
-
-
-def check_promoted_words(promoted_words):
-    """Exercise 2: the n words with the highest unembed @ w, highest first."""
-    name = "Exercise 2 (what a value promotes)"
-    hint = "scores = unembed @ w (one per word); argsort(descending=True)[:n] picks the indices."
-    g = torch.Generator().manual_seed(1)
-    unembed = torch.randn(12, 4, generator=g, dtype=torch.float64)
-    w = torch.randn(4, generator=g, dtype=torch.float64)
-    words = [f"word{j}" for j in range(12)]
-    got = attempt(promoted_words, w, unembed, words, 3)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    if isinstance(got, Exception):
-        return wrong(name, f"promoted_words raised {type(got).__name__}: {got}", hint)
-    scores = unembed @ w
-    expected = [words[j] for j in scores.argsort(descending=True)[:3]]
-    got = list(got) if not isinstance(got, str) else [got]
-    if got and not all(isinstance(x, str) for x in got):
-        return wrong(name, f"you returned {got!r}: numbers, not words; look each index up in words.",
-                     hint)
-    if got == [words[j] for j in scores.argsort()[:3]]:
-        return wrong(name, f"you returned {got}, the words with the lowest scores: the value "
-                     "promotes the highest ones (sort in descending order).", hint)
-    if got != expected:
-        return wrong(name, f"you returned {got}; expected {expected}.", hint)
-    return correct(name, f"the top words are {expected}, highest score first.")
-
-
-def check_rank_one_edit(rank_one_edit):
-    """Exercise 3: W' = W + (v - W k)(C^-1 k)^T / (k^T C^-1 k)."""
-    name = "Exercise 3 (the rank-one edit)"
-    hint = "the residual is v - W @ k; the direction is C^-1 k (torch.linalg.solve(C, k)), "
-    hint += "divided by k @ C^-1 k."
-    g = torch.Generator().manual_seed(2)
-    d_model, d_ff = 4, 6
     W = torch.randn(d_model, d_ff, generator=g, dtype=torch.float64)
     A = torch.randn(d_ff, d_ff, generator=g, dtype=torch.float64)
-    C = A @ A.T + 0.5 * torch.eye(d_ff, dtype=torch.float64)    # a key covariance, not diagonal
-    k = torch.randn(d_ff, generator=g, dtype=torch.float64)
-    v = torch.randn(d_model, generator=g, dtype=torch.float64)
-    got = attempt(rank_one_edit, W.clone(), k, v, C)
-    if got is MISSING:
-        return not_attempted(name, hint)
-    if isinstance(got, Exception):
-        return wrong(name, f"rank_one_edit raised {type(got).__name__}: {got}", hint)
-    W_new = torch.as_tensor(to_numpy(got))
-    if W_new.shape != W.shape:
-        return wrong(name, f"W' has shape {shape_str(W_new.shape)}; expected {shape_str(W.shape)}.",
-                     hint)
-    if not torch.allclose(W_new @ k, v, atol=1e-6):
-        if torch.allclose(W_new @ k, W @ k + v, atol=1e-6):
-            return wrong(name, "W' k = W k + v, not v: add the residual v - W k, not v itself.", hint)
-        return wrong(name, "W' k is not v: the edited matrix must map the key k to exactly v.", hint)
-    C_inv_k = torch.linalg.solve(C, k)
-    x = torch.randn(d_ff, generator=g, dtype=torch.float64)
-    x = x - (x @ C_inv_k) / (k @ C_inv_k) * k                   # a key with x^T C^-1 k = 0
-    if not torch.allclose(W_new @ x, W @ x, atol=1e-6):
-        return wrong(name, "W' k = v, but a key x with x^T C^-1 k = 0 changed too: the update must "
-                     "point along C^-1 k (did you use k itself, ignoring the key covariance C?).",
-                     hint)
-    return compare_arrays(name, W_new, W + torch.outer(v - W @ k, C_inv_k) / (k @ C_inv_k),
-                          "W'", hint)
+    C = A @ A.T + 0.5 * torch.eye(d_ff, dtype=torch.float64)          # a key covariance, not diagonal
+    K = torch.randn(d_ff, r, generator=g, dtype=torch.float64)
+    V = torch.randn(d_model, r, generator=g, dtype=torch.float64)
+    return W, K, V, C
+
+
+_EDIT_MANY = Check(
+    "Exercise 3 (edit several facts at once)",
+    reference=edit_many,
+    cases=[_edit_case(0, 3), _edit_case(1, 1)],
+    mistakes=[
+        Mistake("one rank-one edit after another: each later edit moves the facts set before it "
+                "(their keys are not C^-1-orthogonal). Solve for all r at once with the r x r matrix "
+                "K^T C^-1 K.", answer=_one_after_another),
+        Mistake("W' K = V, but keys x with x^T C^-1 K = 0 moved too: the update must point along "
+                "C^-1 K (did you use K itself, leaving out the key covariance C?).", answer=_without_C),
+        Mistake("W' K = W K + V, not V: add the residual V - W K, not V itself.", answer=_adds_V),
+    ],
+    compare=arrays(atol=1e-8, rtol=1e-8),
+    success="W' K = V for every edited fact, and keys with x^T C^-1 K = 0 are untouched; with r = 1 it "
+            "is the rank-one edit of section 8.",
+    name="edit_many",
+)
+
+
+def check_edit_many(fn):
+    """Exercise 3: edit_many(W, K, V, C) -> W' (d_model, d_ff); W is not changed in place."""
+    if fn is None:
+        return _EDIT_MANY(None)
+    return _EDIT_MANY(lambda W, K, V, C: fn(W.clone(), K.clone(), V.clone(), C.clone()))

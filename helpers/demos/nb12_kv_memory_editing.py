@@ -1,4 +1,7 @@
-"""Notebook 12's demo: pick a subject, see MLP 1's top neurons for its capital, ablate them."""
+"""Notebook 12's demo: pick a subject, see MLP 1's top neurons for its capital, ablate them.
+
+The model runs once per (subject, ablate) pair and is cached; a redraw is two small bar charts.
+"""
 
 from functools import lru_cache
 
@@ -6,6 +9,8 @@ import torch
 from ipywidgets import Checkbox, Dropdown
 
 from helpers import facts, kv_memory
+from helpers.capacity import one_thread
+from helpers.plots import COLORS, OKABE_ITO
 from helpers.widgets import LiveFigure
 
 TEMPLATE = "the capital of {} is"
@@ -24,13 +29,18 @@ def _analyse(subject, ablate):
     model, vocab = _model()
     row = [c for c, _ in facts.FACTS].index(subject)
     prompt = kv_memory.make_prompts(vocab, [TEMPLATE], [row])
-    contribution = kv_memory.neuron_contributions(model, prompt, LAYER)[0]
+    with one_thread():                             # one prompt: a second thread only adds waiting
+        contribution = kv_memory.neuron_contributions(model, prompt, LAYER)[0]
     top = contribution.argsort(descending=True)[:TOP]
     scale = torch.ones(model.config.d_ff)
     if ablate:
         scale[top] = 0.0
-    with torch.no_grad():
-        logits = kv_memory.forward_with_neurons(model, prompt.idx, neuron_scale={LAYER: scale})[0]
+
+    def zero_top(module, inputs, output):          # a forward hook on the GELU: (B, T, d_ff)
+        return output * scale
+
+    with torch.no_grad(), one_thread(), kv_memory.hooks({model.blocks[LAYER].mlp.act: zero_top}):
+        logits = model(prompt.idx)
     probs = kv_memory.answer_logits(logits, prompt)[0].softmax(-1)
     best = probs.argsort(descending=True)[:5]
     capital = facts.FACTS[row][1]
@@ -40,21 +50,24 @@ def _analyse(subject, ablate):
 
 
 def draw(fig, subject, ablate):
+    """Left: the top 10 neurons' contributions; right: the model's top 5 answers."""
     neurons, values, words, probs, capital, p_capital = _analyse(subject, ablate)
     ax1, ax2 = fig.subplots(1, 2)
-    ax1.bar(range(len(neurons)), values, color="#E69F00", alpha=0.35 if ablate else 1.0)
-    ax1.set_xticks(range(len(neurons)), [str(i) for i in neurons], fontsize=9)
+    ax1.grid(False)
+    ax1.bar(range(len(neurons)), values, color=COLORS["mlp"], alpha=0.35 if ablate else 1.0)
+    ax1.set_xticks(range(len(neurons)), [str(i) for i in neurons])
     ax1.set_xlabel(f"neuron of MLP {LAYER}")
     ax1.set_ylabel(f"adds to the logit of {capital}")
     ax1.set_title(f"top neurons for {subject}" + (f" (top {TOP} zeroed)" if ablate else ""))
-    colors = ["#009E73" if w == capital else "#555555" for w in words]
+    ax2.grid(False)
+    colors = [OKABE_ITO["bluish_green"] if w == capital else COLORS["neutral"] for w in words]
     ax2.barh(range(5)[::-1], probs, color=colors)
     ax2.set_yticks(range(5)[::-1], words)
     ax2.set_xlim(0, 1)
     ax2.set_xlabel("probability of the next word")
     ax2.set_ylabel("top answers")
-    ax2.set_title(f'"{TEMPLATE.format(subject)}" -> {words[0]}  (p({capital}) = {p_capital:.2f})')
-    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, wspace=0.3)
+    ax2.set_title(f"{subject} -> {words[0]}  (p({capital}) = {p_capital:.2f})")
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.88, wspace=0.35)
 
 
 def make():
@@ -62,4 +75,4 @@ def make():
         "subject": Dropdown(options=[c for c, _ in facts.FACTS], value="france", description="subject"),
         "ablate": Checkbox(value=False, description=f"zero the top {TOP} neurons"),
     }
-    return LiveFigure(draw, controls, figsize=(10.0, 3.8), title="Top neurons for a subject")
+    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title="Top neurons for a subject")
