@@ -39,15 +39,15 @@ class Feedback:
 NOT_YET = "write your answer in the cell above, then run it again."
 
 
-def correct(exercise, message="correct, well done.", hint=None):
+def correct(exercise, message="correct, well done."):
     return Feedback(exercise, CORRECT, message)
 
 
-def wrong(exercise, message, hint=None):
+def wrong(exercise, message):
     return Feedback(exercise, WRONG, message)
 
 
-def not_attempted(exercise, hint=None, message=NOT_YET):
+def not_attempted(exercise, message=NOT_YET):
     return Feedback(exercise, NOT_ATTEMPTED, message)
 
 
@@ -107,14 +107,3 @@ def call_str(name, args):
             parts.append(repr(arg))
     return f"{name}({', '.join(parts)})"
 
-
-def compare_arrays(exercise, got, expected, what="your result", hint=None, atol=1e-6, rtol=1e-6):
-    """Feedback comparing an answer with the expected array: kind, shape, then values."""
-    from helpers.checks.compare import arrays
-
-    if got is MISSING:
-        return not_attempted(exercise)
-    if isinstance(got, Exception):
-        return wrong(exercise, f"{what} raised {type(got).__name__}: {got}")
-    problem = arrays(atol=atol, rtol=rtol)(got, expected)
-    return correct(exercise) if problem is None else wrong(exercise, f"{what} {problem}")
