@@ -180,7 +180,9 @@ def test_links_in_readme_sources_and_glossary_resolve():
 SEED_FOR_A_POST = re.compile(r"\bseeds? ?0\d\d\b|\bthe seed(?:'s|s)?\b(?!\s+(?:of|for|value|argument)\b)", re.I)
 # docs/INSTRUCTOR.md still names the posts by file number in its session plans; add it here once they
 # say "source post N".
-NO_SEED_FILES = [ROOT / "README.md"] + [p for p in sorted((ROOT / "docs").glob("*.md")) if p.name != "INSTRUCTOR.md"]
+NO_SEED_FILES = ([ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
+                 + sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+                 + sorted((ROOT / "helpers" / "checks").glob("*.py")))
 
 
 def seed_mentions(text):
@@ -188,7 +190,7 @@ def seed_mentions(text):
     return [line for line in text.splitlines() if SEED_FOR_A_POST.search(line) and "shared/seeds" not in line]
 
 
-def test_readme_and_docs_never_call_a_source_post_a_seed():
+def test_readme_docs_notebooks_and_checks_never_call_a_source_post_a_seed():
     for path in NO_SEED_FILES:
         assert seed_mentions(path.read_text()) == [], f"{path.name}: say 'source post N', not 'seed'"
 
