@@ -1,6 +1,7 @@
 """Notebook 12's fact set, model, shipped weights and training script."""
 
 import json
+import os
 
 import pytest
 import torch
@@ -196,3 +197,9 @@ def test_the_training_script_writes_a_model_that_loads(tmp_path, capsys):
     train_fact_model.main(["--steps", "2", "--out", str(tmp_path)])
     assert "accuracy on training phrasings" in capsys.readouterr().out
     assert sorted(f.name for f in tmp_path.iterdir()) == ["config.json", "model.safetensors", "vocab.json"]
+
+
+def test_importing_the_training_script_leaves_the_environment_alone():
+    # Pinning the portable kernels is for `make train-model` only: tests and notebooks that
+    # import the module (and the kernels they start) keep the machine's own settings.
+    assert "ONEDNN_MAX_CPU_ISA" not in os.environ and "MKL_CBWR" not in os.environ

@@ -35,11 +35,12 @@ class SlideCounter(HTMLParser):
 def test_deck_has_the_expected_slides(path):
     nb = nbformat.read(path, as_version=4)
     assert build_slides.slide_count(nb) >= 5, "mark each section's heading cell as a slide"
-    html, _ = build_slides.exporter().from_notebook_node(nb)
+    assert nb.metadata.get("widgets"), "the stored notebook carries its demo's widget state"
+    html = build_slides.deck_html(build_slides.exporter(), nb, path.stem)
     counter = SlideCounter()
     counter.feed(html)
     assert counter.slides == build_slides.slide_count(nb)
-    assert not build_slides.REMOTE.findall(html), "the deck loads something from the network"
+    assert not build_slides.remote_urls(html), "the deck loads something from the network"
     assert f'"{build_slides.URLS["reveal_url_prefix"]}/dist/reveal.js"' in html  # from the assets folder
 
 
@@ -56,8 +57,8 @@ def test_slide_count_reads_the_slide_metadata():
 def test_the_remote_check_catches_nbconverts_cdn_urls():
     nb = nbformat.read(NOTEBOOKS[0], as_version=4)
     html, _ = SlidesExporter().from_notebook_node(nb)  # nbconvert's defaults: unpkg and cdnjs
-    found = " ".join(build_slides.REMOTE.findall(html))
-    for cdn in ["unpkg.com/reveal.js", "cdnjs.cloudflare.com/ajax/libs/mathjax",
+    found = " ".join(build_slides.remote_urls(html))
+    for cdn in ["unpkg.com/@jupyter-widgets/html-manager", "unpkg.com/reveal.js", "cdnjs.cloudflare.com/ajax/libs/mathjax",
                 "cdnjs.cloudflare.com/ajax/libs/require.js", "cdnjs.cloudflare.com/ajax/libs/mermaid"]:
         assert cdn in found
     assert "colab-badge.svg" not in found  # an image in the notebook, not something the deck runs on

@@ -50,6 +50,10 @@ REMOTE = re.compile(r"""(?:<(?:script|link)\b[^>]*\b(?:src|href)=["']?|\bfrom\s*
                     r"""|url\(\s*["']?)(?:https?:)?//[^"')\s]*""")
 
 
+# The CDNs nbconvert's templates load from, wherever they appear (a script may build its URL).
+CDN = re.compile(r"(?:https?:)?//(?:unpkg\.com|cdnjs\.cloudflare\.com|cdn\.jsdelivr\.net)/[^\"')\s]*")
+
+
 class NpmMissing(SystemExit):
     """npm is needed once, to fetch the packages the decks use."""
 
@@ -108,6 +112,19 @@ def exporter():
     return SlidesExporter(config=config)
 
 
+def deck_html(slides, nb, name):
+    """The deck of notebook nb. Its stored widget state is left out: nbconvert would load the widget
+    renderer from unpkg for it, and a deck shows each demo's stored figure, which needs no script."""
+    nb = nbformat.from_dict(nb)
+    nb.metadata.pop("widgets", None)
+    return slides.from_notebook_node(nb, resources={"metadata": {"name": name}})[0]
+
+
+def remote_urls(html):
+    """Every script, style, module or font the deck would fetch from another machine."""
+    return REMOTE.findall(html) + CDN.findall(html)
+
+
 def build(paths, out_dir):
     """Write one deck per notebook in `paths` into out_dir, with the shared assets; return the decks."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -118,8 +135,8 @@ def build(paths, out_dir):
         nb = nbformat.read(path, as_version=4)
         if any("text/vnd.mermaid" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
             raise SystemExit(f"{path.name}: a mermaid diagram needs mermaid.js, which the decks do not carry")
-        html, _ = slides.from_filename(str(path))
-        if remote := REMOTE.findall(html):
+        html = deck_html(slides, nb, path.stem)
+        if remote := remote_urls(html):
             raise SystemExit(f"{path.name}: the deck still loads {remote[0]!r} from the network")
         deck = out_dir / f"{path.stem}.slides.html"
         deck.write_text(html, encoding="utf-8")

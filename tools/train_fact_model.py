@@ -19,9 +19,12 @@ from pathlib import Path
 # The same weights on any x86 CPU: pin torch's own kernels, MKL's and oneDNN's to their
 # portable code paths (set before torch loads; a variable already set is left alone). It costs
 # speed, and without it the weights differ in the last bits between CPUs (AVX2 vs AVX-512,
-# Intel vs AMD), so `make train-model` would not reproduce the shipped file elsewhere.
-for name, value in {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE", "ONEDNN_MAX_CPU_ISA": "SSE41"}.items():
-    os.environ.setdefault(name, value)
+# Intel vs AMD), so `make train-model` would not reproduce the shipped file elsewhere. Only when
+# run as a script: a program that imports this module keeps its own settings.
+if __name__ == "__main__":
+    for name, value in {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE",
+                        "ONEDNN_MAX_CPU_ISA": "SSE41"}.items():
+        os.environ.setdefault(name, value)
 
 import torch  # noqa: E402
 
