@@ -116,10 +116,15 @@ def alt_text(fig):
     return "Figure: " + "; ".join(t.replace("\n", " ") for t in titles if t)
 
 
-def png_output(fig, alt=None):
-    """(data, metadata) for IPython's display: a 2x PNG shown at 1x, with alt text."""
+def png_output(fig, alt=None, fast=False):
+    """(data, metadata) for IPython's display: a 2x PNG shown at 1x, with alt text.
+
+    fast=True compresses less (about 10% larger, 10-15 ms quicker): for a live redraw, which
+    nobody stores.
+    """
     buffer = io.BytesIO()
-    fig.canvas.print_figure(buffer, format="png", dpi=fig.dpi * RETINA)
+    fig.canvas.print_figure(buffer, format="png", dpi=fig.dpi * RETINA,
+                            pil_kwargs={"compress_level": 1 if fast else 6})
     width, height = (round(v) for v in fig.get_size_inches() * fig.dpi)
     data = {"image/png": buffer.getvalue(), "text/plain": f"<Figure size {width}x{height} "
                                                          f"with {len(fig.axes)} Axes>"}

@@ -61,11 +61,11 @@ class LiveFigure:
     def redraw_seconds(self, **changes):
         """Seconds to redraw and encode the figure as a PNG, as a live callback does."""
         start = time.perf_counter()
-        png_output(self.render(**changes))
+        png_output(self.render(**changes), fast=True)
         return time.perf_counter() - start
 
     def _on_change(self, _change):
-        data, metadata = png_output(self.render())
+        data, metadata = png_output(self.render(), fast=True)
         if self._handle is not None:
             self._handle.update(data, metadata=metadata, raw=True)
 

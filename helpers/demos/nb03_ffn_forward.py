@@ -44,13 +44,12 @@ def draw(fig, d_model, expansion, activation):
     ax.set_title(f"d_ff = {expansion} x {d_model} = {d_ff:,}\n"
                  f"{params:,} parameters, {flops:,} FLOPs per token", fontsize=9)
 
-    h = _hidden(d_model, d_ff)
-    order = np.argsort(h)
-    a = activations.get(activation)(h[order])
-    rank = np.arange(d_ff)
-    ax_h.plot(rank, h[order], color="#555555", lw=1, label="before (x @ W1 + b1)")
-    ax_h.plot(rank, a, color=COLORS.get(activation, "black"), lw=1.5, label=f"after {activation}")
+    h = np.sort(_hidden(d_model, d_ff))
+    a = activations.get(activation)(h)
     zero, negative = np.mean(a == 0), np.mean(a < 0)
+    shown = np.unique(np.linspace(0, d_ff - 1, 400).astype(int))   # a sorted curve: 400 points draw it
+    ax_h.plot(shown, h[shown], color=COLORS["neutral"], lw=1, label="before (x @ W1 + b1)")
+    ax_h.plot(shown, a[shown], color=COLORS.get(activation, "black"), lw=1.5, label=f"after {activation}")
     ax_h.set_xlabel(f"hidden neuron (sorted by its input), {d_ff:,} in all")
     ax_h.set_ylabel("value")
     ax_h.set_title(f"One token's hidden layer: {zero:.0%} exactly 0, {negative:.0%} negative",
