@@ -1,0 +1,126 @@
+"""Run a notebook's cells again in the same kernel and compare what they print.
+
+An instructor re-runs cells in front of the room all the time, and a learner
+runs a section again after an error. Every cell must be safe to run twice. In
+one kernel this runs each code cell twice in a row (pass 1), then the whole
+notebook once more from the top (pass 2), and requires, after
+tests/sanitize.cfg (as nbval compares):
+- a cell's second run prints what its first printed;
+- pass 2 prints what pass 1 printed, so running any cell twice changed
+  nothing that follows, and a whole notebook or section can be run again.
+
+    python tools/rerun_check.py                 # every notebook
+    python tools/rerun_check.py 03 12           # notebooks whose name starts with 03 or 12
+
+Exit status 1 names each cell whose second run differs, with both texts.
+"""
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from course_paths import ROOT, notebook_paths
+
+SANITIZE = ROOT / "tests" / "sanitize.cfg"
+
+
+def sanitizers(path=SANITIZE):
+    """The (regex, replacement) pairs of an nbval sanitize file."""
+    lines = [line.rstrip("\n") for line in Path(path).read_text().splitlines() if line.strip()]
+    pairs = []
+    for regex, replace in zip(lines[::2], lines[1::2], strict=True):
+        pairs.append((re.compile(regex.removeprefix("regex: ")), replace.removeprefix("replace: ")))
+    return pairs
+
+
+def texts(cell, pairs):
+    """What nbval compares in a cell's outputs: streams, text/plain, text/html, errors; sanitized."""
+    found = []
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            found.append(f"{out.name}: {out.text}")
+        elif out.output_type == "error":
+            found.append(f"error: {out.ename}: {out.evalue}")
+        elif "data" in out:
+            data = out.data
+            if "application/vnd.jupyter.widget-view+json" in data:
+                continue
+            for mime in ("text/plain", "text/html"):
+                if mime in data:
+                    found.append(f"{mime}: {data[mime]}")
+    return "\n".join(sanitize(text, pairs) for text in found)
+
+
+def sanitize(text, pairs):
+    for regex, replace in pairs:
+        text = regex.sub(replace, text)
+    return text
+
+
+def compared(cell):
+    tags = cell.metadata.get("tags", [])
+    return cell.cell_type == "code" and not {"nbval-ignore-output", "nbval-skip"} & set(tags)
+
+
+def run_twice(path, device="cpu", timeout=600):
+    """Run each code cell twice in a row, then the notebook again from the top, in one kernel.
+
+    Returns [(cell index, what differs, first text, other text)]: "run again at once" when a
+    cell's second run differs from its first, "run again later" when pass 2 differs from pass 1.
+    """
+    nb = nbformat.read(path, as_version=4)
+    pairs = sanitizers()
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(Path(path).parent)}})
+
+    def run(index, cell):
+        cell.outputs = []
+        try:
+            client.execute_cell(cell, index)
+        except CellExecutionError:
+            pass  # recorded in the cell's outputs (allow_errors)
+        return texts(cell, pairs)
+
+    code = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    differences = []
+    with client.setup_kernel(env={**os.environ, "COURSE_DEVICE": device}):
+        first = {}
+        for index, cell in code:
+            first[index] = run(index, cell)
+            again = run(index, cell)
+            if compared(cell) and again != first[index]:
+                differences.append((index, "run again at once", first[index], again))
+        for index, cell in code:
+            later = run(index, cell)
+            if compared(cell) and later != first[index]:
+                differences.append((index, "run again later", first[index], later))
+    return differences
+
+
+def report(path, differences):
+    lines = [f"{path.name}: {len(differences)} cell(s) print something else when run again"]
+    for index, how, first, other in differences:
+        lines.append(f"  cell {index} ({how}):\n    first:  {first[:400]!r}\n    again:  {other[:400]!r}")
+    return "\n".join(lines)
+
+
+def main(argv):
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    failed = 0
+    for path in notebook_paths(argv):
+        differences = run_twice(path)
+        if differences:
+            failed += 1
+            print(report(path, differences), flush=True)
+        else:
+            print(f"{path.name}: the second run prints the same", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
