@@ -124,7 +124,7 @@ def test_demo_controls_are_stored_with_the_notebook(nb):
 
 def test_has_a_live_demo(nb):
     name = nb.metadata["path"].stem
-    assert name in demos.DEMOS, f"{name} has no demo in helpers.demos.DEMOS"
+    assert name in demos.DEMOS, f"{name} has no demo module helpers/demos/nb{name}.py"
     shown = [c for c in code_cells(nb) if ".show()" in c.source]
     assert shown and any("image/png" in o.get("data", {}) for c in shown for o in c.outputs), (
         "the demo cell stores a static figure")

@@ -41,9 +41,13 @@ def sanitizers(path=SANITIZE):
 def texts(cell, pairs):
     """What nbval compares in a cell's outputs: streams, text/plain, text/html, errors; sanitized."""
     found = []
+    streams = {}  # a stream arrives in pieces as the kernel flushes it; nbval joins them, so do we
     for out in cell.get("outputs", []):
         if out.output_type == "stream":
-            found.append(f"{out.name}: {out.text}")
+            if out.name not in streams:
+                streams[out.name] = len(found)
+                found.append(f"{out.name}: ")
+            found[streams[out.name]] += out.text
         elif out.output_type == "error":
             found.append(f"error: {out.ename}: {out.evalue}")
         elif "data" in out:
