@@ -33,7 +33,7 @@ def as_array(x, name):
         raise TypeError(f"{name} is a torch tensor; this function takes numpy arrays")
     if isinstance(x, np.ndarray):
         return x
-    if x is None or isinstance(x, (str, bytes)):
+    if x is None or isinstance(x, (str, bytes, bool)):
         raise TypeError(f"{name} must be a numpy array, a list of numbers or a number, "
                         f"got {type(x).__name__} {x!r}")
     try:
@@ -135,6 +135,13 @@ def positive_number(value, name):
     return float(value)
 
 
+def real_number(value, name):
+    """Require a finite real number of any sign (an angle, an offset)."""
+    if not _real_number(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
 def boolean(value, name):
     """Require True or False: a string such as "no" is truthy and would mean yes."""
     if not _is_bool(value):
@@ -153,11 +160,17 @@ def choice(value, name, options):
     return value
 
 
+def _a(noun):
+    """'a GatedMLP', 'an FFN' (said "eff-eff-en"), 'an Embedding'."""
+    spelled = noun[:2].isupper() and noun[0] in "AEFHILMNORSX"
+    return f"{'an' if noun[0] in 'AEIOU' or spelled else 'a'} {noun}"
+
+
 def instance_of(value, name, kind, what=""):
     """Require an instance of kind; what says what it holds, e.g. '(gate_proj, up_proj, down_proj)'."""
     if not isinstance(value, kind):
         about = f" {what}" if what else ""
-        raise TypeError(f"{name} must be a {kind.__name__}{about}, got {type(value).__name__}")
+        raise TypeError(f"{name} must be {_a(kind.__name__)}{about}, got {type(value).__name__}")
     return value
 
 
@@ -178,6 +191,15 @@ def tensor(x, name):
     return x
 
 
+def float_dtype(dtype, name):
+    """Require a floating-point torch dtype such as torch.float64 (not the string "float64")."""
+    import torch
+
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"{name} must be a floating-point torch dtype such as torch.float64, got {dtype!r}")
+    return dtype
+
+
 def _autocast_on(device_type):
     import torch
 
@@ -187,14 +209,14 @@ def _autocast_on(device_type):
         return torch.is_autocast_cpu_enabled() if device_type == "cpu" else torch.is_autocast_enabled()
 
 
-def matches_weight(x, weight, module):
+def matches_weight(x, weight, module, name="x"):
     """Require x on the device and in the dtype of a module's weight (autocast may mix dtypes)."""
     if x.device != weight.device:
-        raise ValueError(f"x is on {x.device} but this {module}'s weights are on {weight.device}; "
-                         f"move one: x.to({str(weight.device)!r}) or module.to({str(x.device)!r})")
+        raise ValueError(f"{name} is on {x.device} but this {module}'s weights are on {weight.device}; "
+                         f"move one: {name}.to({str(weight.device)!r}) or module.to({str(x.device)!r})")
     if x.dtype != weight.dtype and not _autocast_on(x.device.type):
-        raise TypeError(f"x has dtype {x.dtype} but this {module}'s weights are {weight.dtype}; "
-                        f"convert one: x.to({weight.dtype}) or module.to({x.dtype})")
+        raise TypeError(f"{name} has dtype {x.dtype} but this {module}'s weights are {weight.dtype}; "
+                        f"convert one: {name}.to({weight.dtype}) or module.to({x.dtype})")
 
 
 def model_input(x, d_model, module, weight=None, dims=None):
@@ -236,4 +258,15 @@ def hook_output(result, output, module):
         raise ValueError(f"a forward hook on {module} returned shape {tuple(result.shape)} but the "
                          f"output it replaces has shape {tuple(output.shape)}; change a copy of the "
                          "output (out = output.clone(); out[..., i] = 0; return out)")
+    if result.dtype != output.dtype or result.device != output.device:
+        raise TypeError(f"a forward hook on {module} returned a {result.dtype} tensor on {result.device} "
+                        f"but the output it replaces is {output.dtype} on {output.device}")
     return result
+
+
+def index(value, name, n):
+    """Require a whole number that indexes n things: 0 to n - 1, or -n to -1 counted from the end."""
+    if not _whole(value) or not -n <= value < n:
+        raise ValueError(f"{name} must be a whole number from 0 to {n - 1} (or -{n} to -1 from the end), "
+                         f"got {value!r}")
+    return int(value)
