@@ -3,20 +3,28 @@ what was expected and what came.
 
 Each check costs a few attribute reads (no loop over a tensor's values), so a module's
 forward can afford them; `finite` is the one that reads every value, used outside loops.
-The checks of arrays and tensors import numpy and torch themselves: the checks of plain
-numbers need neither, so the parameter calculator (`python -m helpers params`) starts in a
-tenth of a second.
 """
 
 import math
 import numbers
 
+np = torch = None  # imported by the first check of an array or tensor (_arrays)
+
+
+def _arrays():
+    """Import numpy and torch once, on first use: the checks of plain numbers need neither, so
+    the parameter calculator (`python -m helpers params`) starts in a tenth of a second."""
+    global np, torch
+    if torch is None:
+        import numpy
+        import torch as torch_module
+
+        np, torch = numpy, torch_module
+
 
 def kind_of(x):
     """'numpy' or 'torch' for an array or tensor; TypeError for anything else."""
-    import numpy as np
-    import torch
-
+    _arrays()
     if isinstance(x, torch.Tensor):
         return "torch"
     if isinstance(x, np.ndarray):
@@ -26,9 +34,7 @@ def kind_of(x):
 
 def as_array(x, name):
     """A numpy array from a list, number or array; torch tensors and None are refused."""
-    import numpy as np
-    import torch
-
+    _arrays()
     if isinstance(x, torch.Tensor):
         raise TypeError(f"{name} is a torch tensor; this function takes numpy arrays")
     if isinstance(x, np.ndarray):
@@ -63,9 +69,7 @@ def ndim(x, name, expected):
 
 def finite(x, name):
     """Refuse NaN or infinity, which would silently spread through a matmul (or an argmin)."""
-    import numpy as np
-    import torch
-
+    _arrays()
     lib = np if isinstance(x, np.ndarray) else torch
     bad = ~lib.isfinite(x)
     if bad.any():
@@ -77,8 +81,7 @@ def finite(x, name):
 
 def real(x, name):
     """Refuse complex numbers, which a real-valued formula would silently mangle."""
-    import numpy as np
-
+    _arrays()
     if np.iscomplexobj(x) if isinstance(x, np.ndarray) else x.is_complex():
         raise TypeError(f"{name} holds complex numbers (dtype {x.dtype}); expected real numbers")
 
@@ -183,8 +186,7 @@ def function(value, name):
 
 def tensor(x, name):
     """Require a torch tensor (a numpy array converts with torch.from_numpy)."""
-    import torch
-
+    _arrays()
     if not isinstance(x, torch.Tensor):
         hint = " (convert it with torch.from_numpy)" if type(x).__module__ == "numpy" else ""
         raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}{hint}")
@@ -193,16 +195,14 @@ def tensor(x, name):
 
 def float_dtype(dtype, name):
     """Require a floating-point torch dtype such as torch.float64 (not the string "float64")."""
-    import torch
-
+    _arrays()
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(f"{name} must be a floating-point torch dtype such as torch.float64, got {dtype!r}")
     return dtype
 
 
 def _autocast_on(device_type):
-    import torch
-
+    _arrays()
     try:
         return torch.is_autocast_enabled(device_type)
     except TypeError:  # torch before 2.4 takes no device type
@@ -220,25 +220,28 @@ def matches_weight(x, weight, module, name="x"):
 
 
 def model_input(x, d_model, module, weight=None, dims=None):
-    """Require a floating tensor (..., d_model); with weight, on its device and in its dtype.
+    """Require a floating tensor (..., d_model); with weight, in the weight's dtype.
 
     dims: the number of dimensions x must have (3 for (B, T, d_model)); None: any from 1.
+    This runs in every forward, so it reads a few attributes only. A device other than the
+    weights' is left to torch, whose error names both devices.
     """
-    import torch
-
+    _arrays()
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
-    if x.ndim == 0:
+    shape = x.shape
+    if not shape:
         raise ValueError(f"x must have shape (..., d_model={d_model}), got a 0-d tensor (a single number)")
-    if dims is not None and x.ndim != dims:
+    if dims is not None and len(shape) != dims:
         raise ValueError(f"x must be a {dims}-D tensor (B, T, d_model={d_model}) for this {module}, "
-                         f"got shape {tuple(x.shape)}")
-    if not x.is_floating_point():
-        raise TypeError(f"x must hold floating-point numbers for this {module}, got dtype {x.dtype}")
-    if x.shape[-1] != d_model:
-        raise ValueError(f"x has last dimension {x.shape[-1]} but this {module} expects d_model={d_model}")
-    if weight is not None:
-        matches_weight(x, weight, module)
+                         f"got shape {tuple(shape)}")
+    if shape[-1] != d_model:
+        raise ValueError(f"x has last dimension {shape[-1]} but this {module} expects d_model={d_model}")
+    if weight is None or x.dtype is not weight.dtype:  # dtypes are singletons: `is` is the cheap test
+        if not x.is_floating_point():
+            raise TypeError(f"x must hold floating-point numbers for this {module}, got dtype {x.dtype}")
+        if weight is not None:
+            matches_weight(x, weight, module)
 
 
 def hook_output(result, output, module):
@@ -247,8 +250,7 @@ def hook_output(result, output, module):
     A (d_ff,) tensor returned for an (N, T, d_ff) output would broadcast over every prompt
     and every position: a wrong answer, not an error, further on.
     """
-    import torch
-
+    _arrays()
     if result is None or not isinstance(output, torch.Tensor):
         return result
     if not isinstance(result, torch.Tensor):
