@@ -20,8 +20,17 @@ def usage():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _dispatch(argv)
+    except BrokenPipeError:  # the reader of stdout has gone (`| head -1`): end quietly
+        from helpers.config_params import closed_stdout
+
+        return closed_stdout()
+
+
+def _dispatch(argv):
     if not argv or argv[0] in ("-h", "--help"):
-        print(usage())
+        print(usage(), flush=True)
         return 0
     if argv[0] not in COMMANDS:
         print(f"unknown command {argv[0]!r}\n\n{usage()}", file=sys.stderr)

@@ -12,11 +12,14 @@ import torch
 from torch import nn
 
 from helpers import validate
+from helpers.device import check_available
 
 
 def causal_mask(T, window=None, device=None):
     """(T, T) bool, True where query i may look at key j: j <= i, and j > i - window if a window is set."""
     T = validate.positive_int(T, "T")
+    if device is not None and not isinstance(device, torch.device):
+        device = check_available(device)
     i = torch.arange(T, device=device)[:, None]   # query positions, down the rows
     j = torch.arange(T, device=device)[None, :]   # key positions, along the columns
     allowed = j <= i
@@ -32,6 +35,7 @@ class CausalSelfAttention(nn.Module):
         super().__init__()
         d_model = validate.positive_int(d_model, "d_model")
         n_head = validate.positive_int(n_head, "n_head")
+        bias = validate.boolean(bias, "bias")
         if d_model % n_head:
             raise ValueError(f"d_model={d_model} must be divisible by n_head={n_head}")
         self.n_head = n_head
@@ -40,12 +44,8 @@ class CausalSelfAttention(nn.Module):
         self.softmax = nn.Softmax(dim=-1)  # no parameters; a hook here sees the weights
 
     def forward(self, x):
-        if not isinstance(x, torch.Tensor) or x.ndim != 3:
-            shape = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
-            raise ValueError(f"x must be a (B, T, d_model) tensor, got {shape}")
+        validate.model_input(x, self.c_proj.in_features, "attention", self.c_attn.weight, dims=3)
         B, T, C = x.shape
-        if C != self.c_proj.in_features:
-            raise ValueError(f"x has last dimension {C} but attention expects d_model={self.c_proj.in_features}")
         q, k, v = self.c_attn(x).split(C, dim=2)
         hs = C // self.n_head
         q, k, v = (t.view(B, T, self.n_head, hs).transpose(1, 2) for t in (q, k, v))  # (B, nh, T, hs)

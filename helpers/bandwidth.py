@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import torch
 
 from helpers import validate
+from helpers.device import check_available
+from helpers.params.breakdown import Breakdown
 from helpers.timing import benchmark
 
 
@@ -57,6 +59,8 @@ def filled(n_elements, dtype=torch.float32, device="cpu", seed=0):
     shared page of zeros, which sits in cache and reads impossibly fast.
     """
     n_elements = validate.positive_int(n_elements, "n_elements")
+    element_bytes(dtype)  # a torch.dtype, not a string
+    device = check_available(device)
     generator = torch.Generator().manual_seed(seed)
     values = torch.empty(n_elements).uniform_(-1.0, 1.0, generator=generator)  # writes every page
     return values.to(dtype=dtype, device=device)
@@ -72,6 +76,7 @@ def element_bytes(dtype):
 def stream_read_bandwidth(n_bytes, dtype=torch.float32, device="cpu", repeat=5, min_time=0.02):
     """Bytes per second of x.sum() over a filled array of about n_bytes (each byte read once)."""
     n_bytes = validate.positive_int(n_bytes, "n_bytes")
+    device = check_available(device)
     x = filled(max(1, n_bytes // element_bytes(dtype)), dtype, device)
     timing = benchmark(x.sum, device=device, repeat=repeat, min_time=min_time)
     return timing.per_second(x.numel() * x.element_size())
@@ -81,6 +86,7 @@ def matvec_bandwidth(d_out, d_in, dtype=torch.float32, device="cpu", repeat=5, m
     """Bytes of W (d_out, d_in) per second of a plain W @ x (x: (d_in,)), the decode kernel."""
     d_out = validate.positive_int(d_out, "d_out")
     d_in = validate.positive_int(d_in, "d_in")
+    device = check_available(device)
     W = filled(d_out * d_in, dtype, device).reshape(d_out, d_in)
     x = filled(d_in, dtype, device, seed=1)
     timing = benchmark(lambda: torch.mv(W, x), device=device, repeat=repeat, min_time=min_time)
@@ -92,6 +98,7 @@ def ffn_bytes(n_tokens, d_model, d_ff, bytes_per_element=4):
     n_tokens = validate.positive_int(n_tokens, "n_tokens")
     d_model = validate.positive_int(d_model, "d_model")
     d_ff = validate.positive_int(d_ff, "d_ff")
+    validate.positive_number(bytes_per_element, "bytes_per_element")  # 0.5 for 4-bit weights
     weights = 2 * d_model * d_ff
     activations = n_tokens * (2 * d_model + 2 * d_ff)  # x in, h out and in, y out
     return (weights + activations) * bytes_per_element
@@ -99,27 +106,21 @@ def ffn_bytes(n_tokens, d_model, d_ff, bytes_per_element=4):
 
 def arithmetic_intensity(flops, n_bytes):
     """FLOPs per byte moved: low means bandwidth-bound, high means compute-bound."""
-    if flops < 0 or n_bytes <= 0:
-        raise ValueError(f"need flops >= 0 and n_bytes > 0, got flops={flops}, n_bytes={n_bytes}")
-    return flops / n_bytes
+    return validate.non_negative_number(flops, "flops") / validate.positive_number(n_bytes, "n_bytes")
 
 
 def roofline_seconds(flops, n_bytes, peak_flops, bandwidth):
     """The roofline's time: the slower of computing (flops / peak) and reading (bytes / bandwidth)."""
-    if peak_flops <= 0 or bandwidth <= 0:
-        raise ValueError(
-            f"peak_flops and bandwidth must be positive, got {peak_flops} and {bandwidth}"
-        )
+    flops = validate.non_negative_number(flops, "flops")
+    n_bytes = validate.non_negative_number(n_bytes, "n_bytes")
+    peak_flops = validate.positive_number(peak_flops, "peak_flops")
+    bandwidth = validate.positive_number(bandwidth, "bandwidth")
     return max(flops / peak_flops, n_bytes / bandwidth)
 
 
 def knee_intensity(peak_flops, bandwidth):
     """FLOPs per byte where the roofline turns from bandwidth-bound to compute-bound."""
-    if peak_flops <= 0 or bandwidth <= 0:
-        raise ValueError(
-            f"peak_flops and bandwidth must be positive, got {peak_flops} and {bandwidth}"
-        )
-    return peak_flops / bandwidth
+    return validate.positive_number(peak_flops, "peak_flops") / validate.positive_number(bandwidth, "bandwidth")
 
 
 def knee_batch(n_params, kv_bytes_per_sequence, peak_flops, bandwidth, bytes_per_weight=2):
@@ -130,11 +131,10 @@ def knee_batch(n_params, kv_bytes_per_sequence, peak_flops, bandwidth, bytes_per
     B = n_params * bytes_per_weight / (2 * n_params * bandwidth / peak_flops - kv_bytes_per_sequence);
     when each sequence's cache alone takes longer to read than its FLOPs take, they never meet.
     """
-    if peak_flops <= 0 or bandwidth <= 0 or n_params <= 0 or bytes_per_weight <= 0:
-        raise ValueError(f"n_params, peak_flops, bandwidth and bytes_per_weight must be positive, got "
-                         f"{n_params}, {peak_flops}, {bandwidth}, {bytes_per_weight}")
-    if kv_bytes_per_sequence < 0:
-        raise ValueError(f"kv_bytes_per_sequence must be >= 0, got {kv_bytes_per_sequence}")
+    for value, name in ((n_params, "n_params"), (peak_flops, "peak_flops"), (bandwidth, "bandwidth"),
+                        (bytes_per_weight, "bytes_per_weight")):
+        validate.positive_number(value, name)
+    validate.non_negative_number(kv_bytes_per_sequence, "kv_bytes_per_sequence")
     room = 2 * n_params * bandwidth / peak_flops - kv_bytes_per_sequence   # bytes per sequence to spare
     return n_params * bytes_per_weight / room if room > 0 else math.inf
 
@@ -146,6 +146,7 @@ def decode_weight_bytes(breakdown, bytes_per_param=2):
     embedding tables, of which one row is read; the unembedding (vocab x d_model, tied or
     not) is read whole. An MoE reads only the experts its token picked.
     """
+    validate.instance_of(breakdown, "breakdown", Breakdown, "(from helpers.config_params.count_params)")
     b, c = breakdown, breakdown.components
     per_param = validate.positive_int(bytes_per_param, "bytes_per_param")
     counts = {
@@ -165,7 +166,7 @@ def kv_cache_bytes(breakdown, n_tokens=1, bytes_per_element=2):
 
     Only attention has a cache; no term depends on the MLP.
     """
-    b = breakdown
+    b = validate.instance_of(breakdown, "breakdown", Breakdown, "(from helpers.config_params.count_params)")
     n_tokens = validate.positive_int(n_tokens, "n_tokens")
     per_element = validate.positive_int(bytes_per_element, "bytes_per_element")
     return 2 * b.n_layers * b.n_kv_heads * b.head_dim * per_element * n_tokens

@@ -3,6 +3,9 @@
     Block:          x = x + attn(ln_1(x));  x = x + mlp(ln_2(x))     (GPT-2: norm inside each branch)
     PostLNBlock:    x = ln_1(x + attn(x));  x = ln_2(x + mlp(x))     (the original Transformer: add, then norm)
     ParallelBlock:  x = x + attn(ln(x)) + mlp(ln(x))                 (GPT-J, PaLM)
+
+mlp="gelu_tanh" gives GPT-2's own MLP (its "gelu_new", the tanh approximation): a Block built
+so, with GPT-2's weights, computes what Hugging Face's GPT2Block computes.
 """
 
 import torch
@@ -19,23 +22,36 @@ class RMSNorm(nn.Module):
 
     def __init__(self, d_model, eps=1e-6):
         super().__init__()
-        self.eps = eps
+        self.eps = validate.positive_number(eps, "eps")
         self.weight = nn.Parameter(torch.ones(validate.positive_int(d_model, "d_model")))
 
     def forward(self, x):
+        validate.model_input(x, self.weight.shape[0], "RMSNorm", self.weight)  # else weight broadcasts
         rms = torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)
         return x / rms * self.weight
+
+
+MLPS = ("gelu", "gelu_tanh", "relu", "swiglu")
+
+
+def _sizes(d_model, n_head, d_ff, bias):
+    """(d_model, n_head, d_ff, bias) checked; d_ff None means 4 * d_model."""
+    d_model = validate.positive_int(d_model, "d_model")
+    n_head = validate.positive_int(n_head, "n_head")
+    d_ff = 4 * d_model if d_ff is None else validate.positive_int(d_ff, "d_ff")
+    return d_model, n_head, d_ff, validate.boolean(bias, "bias")
 
 
 def make_norm(kind, d_model):
     """'layernorm' (GPT-2) or 'rmsnorm' (Llama)."""
     validate.choice(kind, "norm", {"layernorm", "rmsnorm"})
+    d_model = validate.positive_int(d_model, "d_model")
     return nn.LayerNorm(d_model) if kind == "layernorm" else RMSNorm(d_model)
 
 
 def make_mlp(kind, d_model, d_ff, bias):
-    """'gelu' (GPT-2's FFN) or 'swiglu' (Llama's gated MLP)."""
-    validate.choice(kind, "mlp", {"gelu", "relu", "swiglu"})
+    """'gelu' (the FFN), 'gelu_tanh' (GPT-2's FFN exactly), 'relu', or 'swiglu' (Llama's gated MLP)."""
+    validate.choice(kind, "mlp", MLPS)
     if kind == "swiglu":
         return GatedMLP(d_model, d_ff, bias=bias)
     return FFN(d_model, d_ff, activation=kind, bias=bias)
@@ -46,13 +62,15 @@ class Block(nn.Module):
 
     def __init__(self, d_model, n_head, d_ff=None, norm="layernorm", mlp="gelu", bias=True):
         super().__init__()
-        d_ff = 4 * d_model if d_ff is None else d_ff
+        d_model, n_head, d_ff, bias = _sizes(d_model, n_head, d_ff, bias)
+        self.d_model = d_model
         self.ln_1 = make_norm(norm, d_model)
         self.attn = CausalSelfAttention(d_model, n_head, bias=bias)
         self.ln_2 = make_norm(norm, d_model)
         self.mlp = make_mlp(mlp, d_model, d_ff, bias)
 
     def forward(self, x):
+        validate.model_input(x, self.d_model, type(self).__name__, self.attn.c_attn.weight, dims=3)
         x = x + self.attn(self.ln_1(x))   # tokens talk to each other
         x = x + self.mlp(self.ln_2(x))    # each token is processed on its own
         return x
@@ -62,6 +80,7 @@ class PostLNBlock(Block):
     """The original Transformer's order, Add & Norm after each sublayer; Block's parameters and names."""
 
     def forward(self, x):
+        validate.model_input(x, self.d_model, type(self).__name__, self.attn.c_attn.weight, dims=3)
         x = self.ln_1(x + self.attn(x))   # attention, add, then normalise the stream itself
         x = self.ln_2(x + self.mlp(x))    # MLP, add, normalise again
         return x
@@ -72,11 +91,13 @@ class ParallelBlock(nn.Module):
 
     def __init__(self, d_model, n_head, d_ff=None, norm="layernorm", mlp="gelu", bias=True):
         super().__init__()
-        d_ff = 4 * d_model if d_ff is None else d_ff
+        d_model, n_head, d_ff, bias = _sizes(d_model, n_head, d_ff, bias)
+        self.d_model = d_model
         self.ln = make_norm(norm, d_model)
         self.attn = CausalSelfAttention(d_model, n_head, bias=bias)
         self.mlp = make_mlp(mlp, d_model, d_ff, bias)
 
     def forward(self, x):
+        validate.model_input(x, self.d_model, type(self).__name__, self.attn.c_attn.weight, dims=3)
         h = self.ln(x)
         return x + self.attn(h) + self.mlp(h)

@@ -31,7 +31,7 @@ def random_pairs(n_pairs, d_model, seed=0):
     """keys, values: two (n_pairs, d_model) float64 tensors of standard normal numbers."""
     n_pairs = validate.positive_int(n_pairs, "n_pairs")
     d_model = validate.positive_int(d_model, "d_model")
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator().manual_seed(validate.non_negative_int(seed, "seed"))
     keys = torch.randn(n_pairs, d_model, generator=gen, dtype=torch.float64)
     values = torch.randn(n_pairs, d_model, generator=gen, dtype=torch.float64)
     return keys, values
@@ -39,6 +39,11 @@ def random_pairs(n_pairs, d_model, seed=0):
 
 def retrieval_accuracy(outputs, values):
     """Fraction of rows i whose nearest row of values (N, d) is values[i]; outputs: (N, d)."""
+    for name, t in (("outputs", outputs), ("values", values)):
+        validate.tensor(t, name)
+        if not t.is_floating_point():
+            raise TypeError(f"{name} must hold floating-point numbers, got dtype {t.dtype}")
+        validate.finite(t, name)  # a NaN row is nobody's nearest: it would score as chance, silently
     if outputs.shape != values.shape or outputs.ndim != 2:
         raise ValueError(
             f"outputs has shape {tuple(outputs.shape)} but values has shape "
@@ -54,6 +59,11 @@ def fit_down_proj(ffn, keys, values):
     The up-projection keeps its weights; the down-projection's bias is set to 0.
     keys, values: (N, d_model). Returns ffn.
     """
+    validate.instance_of(ffn, "ffn", FFN, "(c_fc, act, c_proj)")
+    for name, t in (("keys", keys), ("values", values)):
+        validate.tensor(t, name)
+        validate.ndim(t, name, 2)
+        validate.matches_weight(t, ffn.c_fc.weight, "FFN", name)
     if keys.shape != values.shape or keys.shape[-1] != ffn.d_model:
         raise ValueError(
             f"keys {tuple(keys.shape)} and values {tuple(values.shape)} must both be "
@@ -81,5 +91,12 @@ def memorised_fraction(d_model, d_ff, n_pairs, seed=0, activation="gelu"):
 
 def capacity(n_pairs_list, fractions):
     """The largest n_pairs whose pairs were all memorised (0 if none)."""
+    if len(n_pairs_list) != len(fractions):
+        raise ValueError(f"n_pairs_list has {len(n_pairs_list)} sizes but fractions has {len(fractions)} "
+                         "values: one fraction per size")
+    for i, (n, f) in enumerate(zip(n_pairs_list, fractions, strict=True)):
+        validate.positive_int(n, f"n_pairs_list[{i}]")
+        if not 0 <= validate.non_negative_number(f, f"fractions[{i}]") <= 1:
+            raise ValueError(f"fractions[{i}] must be a fraction from 0 to 1, got {f!r}")
     full = [n for n, f in zip(n_pairs_list, fractions, strict=True) if f == 1.0]
     return max(full, default=0)

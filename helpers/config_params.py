@@ -16,13 +16,16 @@ Components: embedding, position_embedding, attention, mlp, router, norms, unembe
 what one token uses. `weights_only=True` counts the big matrices only (token embedding,
 attention, MLP, router, unembedding): no biases, no norms, no position embeddings, the
 convention of the GPT-3 table. A config that cannot be read exactly is refused with a
-ConfigError naming the file or the field (helpers.params.fields).
+ConfigError naming the file (helpers.params.files) or the field (helpers.params.fields).
 
     python -m helpers params gpt2            # a shipped config, a config.json or its folder
 """
 
 import argparse
 import json
+import os
+import signal
+import sys
 
 from helpers.params.breakdown import (  # noqa: F401  (the calculator's public names)
     COMPONENTS,
@@ -35,12 +38,26 @@ from helpers.params.breakdown import (  # noqa: F401  (the calculator's public n
     human,
     to_json,
 )
-from helpers.params.fields import MAX_COUNT, ConfigError, load_config, shipped_configs  # noqa: F401
+from helpers.params.fields import MAX_COUNT  # noqa: F401
+from helpers.params.files import (  # noqa: F401
+    MAX_FILE_BYTES,
+    ConfigError,
+    MissingConfig,
+    load_config,
+    shipped_configs,
+)
 from helpers.params.published import published_counts  # noqa: F401
 
 
 def main(argv=None):
     """`python -m helpers params CONFIG [--json] [--weights-only]`: print the breakdown."""
+    try:
+        return _run(argv)
+    except BrokenPipeError:
+        return closed_stdout()
+
+
+def _run(argv):
     parser = argparse.ArgumentParser(
         prog="python -m helpers params",
         description="Parameters of a model, by component (embedding, position_embedding, "
@@ -59,8 +76,17 @@ def main(argv=None):
         breakdown = count_params(args.config, weights_only=args.weights_only)
     except (ConfigError, OSError) as err:
         parser.exit(2, f"error: {err}\n")
-    print(json.dumps(to_json(breakdown), indent=2) if args.json else format_table(breakdown))
+    print(json.dumps(to_json(breakdown), indent=2) if args.json else format_table(breakdown), flush=True)
     return 0
+
+
+def closed_stdout():
+    """End quietly when the reader of stdout has gone (`| head -1`), as cat does: status 141.
+
+    stdout is pointed at devnull, so that Python's own flush at exit finds nothing to complain of.
+    """
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 128 + getattr(signal, "SIGPIPE", 13)  # the status of a command a closed pipe ended
 
 
 if __name__ == "__main__":

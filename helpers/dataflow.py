@@ -7,6 +7,7 @@ down_proj; with fused=True gate and up are one gate_up_proj followed by a split.
 
 from matplotlib.patches import FancyBboxPatch
 
+from helpers import validate
 from helpers.plots import COLORS, NEUTRAL
 
 BOX_W, BOX_H = 1.9, 0.9
@@ -37,7 +38,8 @@ def line(ax, xs, ys):
 
 def gated_mlp(ax, d_model, d_ff, fused=False):
     """Draw x -> gate_proj / up_proj -> SiLU, * -> down_proj -> out on ax (axes turned off)."""
-    d, m = d_model, d_ff
+    d, m = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
+    fused = validate.boolean(fused, "fused")
     gate_y, up_y, mid_y = 2.6, 0.6, 1.6
     ax.text(0.3, mid_y, f"x\n(T, {d})", ha="center", va="center", fontsize=10)
     if fused:

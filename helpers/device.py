@@ -25,6 +25,17 @@ def _n_devices(name):
     return torch.cuda.device_count() if name == "cuda" else 1
 
 
+def _why_not(name):
+    """Why a device is missing, in words: a CPU-only torch build has no CUDA at all."""
+    if name == "cuda" and not torch.backends.cuda.is_built() and torch.version.hip is None:
+        return f": this torch build has no CUDA (torch {torch.__version__} is CPU-only)"
+    if name == "cuda":
+        return ": torch has CUDA but finds no GPU (in Colab: Runtime > Change runtime type > GPU)"
+    if name == "mps" and platform.system() != "Darwin":
+        return ": mps is Apple's GPU, on macOS only"
+    return ""
+
+
 def _checked(wanted, source):
     """torch.device(wanted) if that device exists here; else an error naming who asked for it."""
     text = str(wanted)
@@ -34,7 +45,7 @@ def _checked(wanted, source):
     asked = "was asked for" if source == "device" else f"was asked for by {ENV_VAR}"
     if not _available(name):
         fix = "" if source == "device" else f"; unset {ENV_VAR} or set it to one of {list(KNOWN)}"
-        raise RuntimeError(f"device {text!r} {asked} but is not available here{fix}")
+        raise RuntimeError(f"device {text!r} {asked} but is not available here{_why_not(name)}{fix}")
     if index and int(index) >= _n_devices(name):
         raise ValueError(f"device {text!r} {asked} but there is no {name} device {index} "
                          f"({name} has {_n_devices(name)} here, numbered from 0)")
@@ -55,7 +66,7 @@ def pick_device(preferred=None):
 
 def describe_device(device=None):
     """One line naming the device, e.g. 'cuda (NVIDIA H100, 80 GiB)' or 'cpu (8 threads)'."""
-    device = pick_device() if device is None else torch.device(device)
+    device = pick_device() if device is None else check_available(device)
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)
         return f"cuda ({props.name}, {props.total_memory / 2**30:.0f} GiB)"
@@ -66,9 +77,8 @@ def describe_device(device=None):
 
 def synchronize(device):
     """Wait for queued GPU work, so that a timer measures the work, not its launch."""
-    device = torch.device(device)
-    if device.type in ("cuda", "mps") and not _available(device.type):
-        _checked(str(device), "device")  # the course's message, not torch's AssertionError
+    if not isinstance(device, torch.device) or not _available(device.type):
+        device = check_available(device)  # the course's message, not torch's AssertionError
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     elif device.type == "mps":
@@ -83,7 +93,7 @@ def gpu_or_none():
 
 def half_dtype(device):
     """The 16-bit dtype a GPU runs fastest: bfloat16 from sm80 (A100) on, float16 before (T4)."""
-    device = torch.device(device)
+    device = check_available(device)
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.get_device_capability(device)[0] >= 8 else torch.float16
     if device.type == "mps":

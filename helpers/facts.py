@@ -63,6 +63,9 @@ HELD_OUT_TEMPLATES = [
 
 def prompt_words(template, subject):
     """The words of one prompt, and the index of the subject among them."""
+    if not isinstance(template, str) or not isinstance(subject, str):
+        raise TypeError(f"template and subject must be strings, got {type(template).__name__} "
+                        f"{template!r} and {type(subject).__name__} {subject!r}")
     if template.count("{}") != 1:
         raise ValueError(f"template must hold exactly one '{{}}' for the subject, got {template!r}")
     words = template.format(subject).split()

@@ -72,6 +72,7 @@ class FFN(nn.Module):
         d_model = validate.positive_int(d_model, "d_model")
         d_ff = 4 * d_model if d_ff is None else validate.positive_int(d_ff, "d_ff")
         self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
+        bias = validate.boolean(bias, "bias")
         self.c_fc = nn.Linear(d_model, d_ff, bias=bias)     # up-projection (x4 in GPT-2)
         self.act = activations.module(activation)            # elementwise: the hidden neurons
         self.c_proj = nn.Linear(d_ff, d_model, bias=bias)   # down-projection
@@ -94,13 +95,17 @@ class FFN(nn.Module):
         return self.c_fc.out_features
 
     def forward(self, x):
-        validate.model_input(x, self.d_model, "FFN")
+        validate.model_input(x, self.d_model, "FFN", self.c_fc.weight)
         h = self.act(self.c_fc(x))                           # (..., d_ff)
         return self.c_proj(h)                                # (..., d_model)
 
     @classmethod
     def from_numpy(cls, W1, b1, W2, b2, activation="gelu", dtype=torch.float64):
         """Build an FFN holding the numpy weights of `ffn_forward` (W1: (d_model, d_ff))."""
+        W1, W2 = validate.as_array(W1, "W1"), validate.as_array(W2, "W2")
+        b1 = None if b1 is None else validate.as_array(b1, "b1")
+        b2 = None if b2 is None else validate.as_array(b2, "b2")
+        validate.float_dtype(dtype, "dtype")
         check_ffn_shapes(np.zeros(W1.shape[0]), W1, b1, W2, b2)
         if W2.shape[1] != W1.shape[0]:
             raise ValueError(
@@ -126,7 +131,7 @@ def param_count(d_model, d_ff, bias=True):
     """Parameters of one FFN: 2 * d_model * d_ff weights (+ d_ff + d_model biases)."""
     d_model = validate.positive_int(d_model, "d_model")
     d_ff = validate.positive_int(d_ff, "d_ff")
-    return 2 * d_model * d_ff + ((d_ff + d_model) if bias else 0)
+    return 2 * d_model * d_ff + ((d_ff + d_model) if validate.boolean(bias, "bias") else 0)
 
 
 def flops(n_tokens, d_model, d_ff):

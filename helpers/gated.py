@@ -21,6 +21,7 @@ class GatedMLP(nn.Module):
         d_model = validate.positive_int(d_model, "d_model")
         d_ff = validate.positive_int(d_ff, "d_ff")
         self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
+        bias = validate.boolean(bias, "bias")
         self.gate_proj = nn.Linear(d_model, d_ff, bias=bias)   # the gate: a scale per feature
         self.up_proj = nn.Linear(d_model, d_ff, bias=bias)     # the values it scales
         self.down_proj = nn.Linear(d_ff, d_model, bias=bias)   # back to d_model
@@ -35,7 +36,7 @@ class GatedMLP(nn.Module):
         return self.up_proj.out_features
 
     def forward(self, x):
-        validate.model_input(x, self.d_model, "MLP")
+        validate.model_input(x, self.d_model, "MLP", self.up_proj.weight)
         g = self.act_fn(self.gate_proj(x))                        # (..., d_ff)
         u = self.up_proj(x)                                       # (..., d_ff)
         return self.down_proj(g * u)                              # (..., d_model)
@@ -49,6 +50,7 @@ class FusedGatedMLP(nn.Module):
         d_model = validate.positive_int(d_model, "d_model")
         d_ff = validate.positive_int(d_ff, "d_ff")
         self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
+        bias = validate.boolean(bias, "bias")
         self.gate_up_proj = nn.Linear(d_model, 2 * d_ff, bias=bias)  # [gate | up] in one GEMM
         self.down_proj = nn.Linear(d_ff, d_model, bias=bias)
         self.act_fn = activations.module(activation)
@@ -62,7 +64,7 @@ class FusedGatedMLP(nn.Module):
         return self.down_proj.in_features
 
     def forward(self, x):
-        validate.model_input(x, self.d_model, "MLP")
+        validate.model_input(x, self.d_model, "MLP", self.gate_up_proj.weight)
         gate, up = self.gate_up_proj(x).split(self.d_ff, dim=-1)  # (..., d_ff) each
         return self.down_proj(self.act_fn(gate) * up)
 
@@ -72,8 +74,7 @@ def fuse_gate_up(mlp):
 
     gate_up_proj.weight (2*d_ff, d_model) = cat([gate_proj.weight, up_proj.weight]).
     """
-    if not isinstance(mlp, GatedMLP):
-        raise TypeError(f"mlp must be a GatedMLP (gate_proj, up_proj, down_proj), got {type(mlp).__name__}")
+    validate.instance_of(mlp, "mlp", GatedMLP, "(gate_proj, up_proj, down_proj)")
     bias = mlp.gate_proj.bias is not None
     weight = mlp.down_proj.weight
     fused = FusedGatedMLP(mlp.d_model, mlp.d_ff, mlp.activation, bias=bias)

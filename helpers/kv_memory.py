@@ -31,12 +31,17 @@ class FactModelConfig:
     n_layers: int = 2
     d_ff: int = 256
 
+    def __post_init__(self):
+        for name, value in asdict(self).items():
+            validate.positive_int(value, f"FactModelConfig.{name}")
+
 
 class FactModel(nn.Module):
     """idx (B, T) word ids -> logits (B, T, vocab_size)."""
 
     def __init__(self, config):
         super().__init__()
+        validate.instance_of(config, "config", FactModelConfig)
         self.config = config
         self.wte = nn.Embedding(config.vocab_size, config.d_model)
         self.wpe = nn.Embedding(config.n_ctx, config.d_model)
@@ -46,7 +51,15 @@ class FactModel(nn.Module):
         self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
 
     def forward(self, idx):
+        validate.tensor(idx, "idx")
         validate.ndim(idx, "idx", 2)
+        if idx.is_floating_point() or idx.is_complex() or idx.dtype == torch.bool:
+            raise TypeError(f"idx must hold integer word ids (torch.long), got dtype {idx.dtype}")
+        if idx.numel():
+            low, high = (int(v) for v in torch.aminmax(idx))
+            if low < 0 or high >= self.config.vocab_size:
+                raise ValueError(f"idx holds word id {low if low < 0 else high} but the vocabulary has "
+                                 f"{self.config.vocab_size} words (ids 0 to {self.config.vocab_size - 1})")
         if idx.shape[1] > self.config.n_ctx:
             raise ValueError(f"idx has {idx.shape[1]} positions but the model has n_ctx={self.config.n_ctx}")
         x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))  # (B, T, d_model)
@@ -61,12 +74,27 @@ def hooks(pairs):
 
     A hook is hook(module, inputs, output); returning a tensor replaces the module's output.
     """
-    handles = [module.register_forward_hook(hook) for module, hook in pairs.items()]
+    if not hasattr(pairs, "items"):
+        raise TypeError(f"pairs must be a dict {{module: hook}}, got {type(pairs).__name__}")
+    for module, hook in pairs.items():
+        validate.instance_of(module, "each key of pairs", nn.Module, "(e.g. model.blocks[0].mlp.act)")
+        validate.function(hook, f"the hook for {type(module).__name__}")
+    handles = [module.register_forward_hook(_shape_kept(module, hook)) for module, hook in pairs.items()]
     try:
         yield
     finally:
         for handle in handles:
             handle.remove()
+
+
+def _shape_kept(module, hook):
+    """hook, refusing a replacement output of another shape (a (d_ff,) row would broadcast)."""
+    name = type(module).__name__
+
+    def checked(mod, inputs, output):
+        return validate.hook_output(hook(mod, inputs, output), output, name)
+
+    return checked
 
 
 def neuron_contributions(model, prompts, layer):
@@ -76,6 +104,9 @@ def neuron_contributions(model, prompts, layer):
     standard deviation s (measured on the prompt) and multiplies by its gain g, so neuron i adds
     h_i * (g * u_answer) . (w_i - mean(w_i)) / s to the answer's logit.
     """
+    validate.instance_of(model, "model", FactModel)
+    validate.instance_of(prompts, "prompts", Prompts, "(from make_prompts)")
+    layer = validate.index(layer, "layer", len(model.blocks))
     rows = torch.arange(len(prompts.last))
     seen = {}
 
@@ -108,6 +139,9 @@ class Vocab:
         return len(self.words)
 
     def encode(self, words):
+        if isinstance(words, str):
+            raise TypeError(f"words must be a list of words, got the string {words!r}; split it: "
+                            f"{words!r}.split()")
         missing = [w for w in words if w not in self.ids]
         if missing:
             raise KeyError(f"unknown word(s) {missing}; the vocabulary has {len(self)} words")
@@ -128,8 +162,19 @@ class Prompts:
 
 def make_prompts(vocab, templates, fact_rows=None, answers=None):
     """Every (fact, template) pair as one batch; answers overrides the capital of some facts."""
+    validate.instance_of(vocab, "vocab", Vocab)
+    if isinstance(templates, str):
+        raise TypeError(f"templates must be a list of phrasings such as facts.TRAIN_TEMPLATES, got the "
+                        f"string {templates!r}; wrap one in a list: [template]")
+    if not templates:
+        raise ValueError(f"templates must hold at least one phrasing, got {templates!r}")
     rows = range(len(facts.FACTS)) if fact_rows is None else fact_rows
+    for r in rows:
+        validate.index(r, "each of fact_rows", len(facts.FACTS))
     answers = answers or {}
+    for r, word in answers.items():
+        if word not in vocab.ids:
+            raise KeyError(f"answers[{r!r}] is {word!r}, not a word of the vocabulary ({len(vocab)} words)")
     encoded, last, subject, answer, fact, template = [], [], [], [], [], []
     for t in templates:
         for r in rows:
@@ -150,11 +195,19 @@ def make_prompts(vocab, templates, fact_rows=None, answers=None):
 
 def answer_logits(logits, prompts):
     """Logits at each prompt's last word: (N, T, V) -> (N, V)."""
+    validate.instance_of(prompts, "prompts", Prompts, "(from make_prompts)")
+    validate.tensor(logits, "logits")
+    validate.ndim(logits, "logits", 3)
+    if logits.shape[0] != len(prompts.last):
+        raise ValueError(f"logits has {logits.shape[0]} rows but prompts holds {len(prompts.last)} prompts: "
+                         "pass the logits of model(prompts.idx)")
     return logits[torch.arange(len(prompts.last)), prompts.last]
 
 
 def accuracy(model, prompts):
     """Share of prompts whose top prediction is the answer (hooks in place apply)."""
+    validate.function(model, "model")
+    validate.instance_of(prompts, "prompts", Prompts, "(from make_prompts)")
     with torch.no_grad():
         logits = answer_logits(model(prompts.idx), prompts)
     return (logits.argmax(-1) == prompts.answer).float().mean().item()
@@ -168,6 +221,7 @@ def freeze_all_but_mlps_and_routing(model):
     map country -> capital then has nowhere to live but the MLPs: the lesson's claim,
     made testable in a model this small.
     """
+    validate.instance_of(model, "model", FactModel)
     torch.nn.init.normal_(model.lm_head.weight, std=0.25)  # room for confident logits
     for p in (model.wte.weight, model.lm_head.weight):
         p.requires_grad_(False)
@@ -187,6 +241,12 @@ def train(config=None, steps=400, lr=5e-3, seed=0, log_every=0):
     at each prompt's last word. Seeded: the same call gives the same weights on the same
     machine and torch version.
     """
+    if config is not None:
+        validate.instance_of(config, "config", FactModelConfig)
+    steps = validate.positive_int(steps, "steps")
+    lr = validate.positive_number(lr, "lr")
+    seed = validate.non_negative_int(seed, "seed")
+    log_every = validate.non_negative_int(log_every, "log_every")
     torch.manual_seed(seed)
     vocab = Vocab(facts.vocabulary())
     config = config or FactModelConfig(vocab_size=len(vocab))

@@ -73,6 +73,7 @@ class MoE(nn.Module):
             raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
         if x.ndim != 2 or x.shape[1] != self.d_model:
             raise ValueError(f"x must have shape (T, {self.d_model}), got {tuple(x.shape)}")
+        validate.model_input(x, self.d_model, "MoE", self.router.weight)
         routing = route(self.router(x), self.top_k)
         out = torch.zeros_like(x)
         for e, expert in enumerate(self.experts):

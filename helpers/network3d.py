@@ -30,14 +30,24 @@ def switched_off(h, a, keep=NEARLY_OFF):
     ReLU's off units are its exact zeros (every h < 0); GELU passes Phi(h) of h, which falls
     below 10% only for h < -1.28.
     """
-    h, a = np.asarray(h, dtype=float), np.asarray(a, dtype=float)
+    h, a = validate.as_array(h, "h"), validate.as_array(a, "a")
+    keep = validate.non_negative_number(keep, "keep")
     if h.shape != a.shape:
         raise ValueError(f"a has shape {a.shape}; expected {h.shape}, the shape of h (one value per unit)")
     return np.abs(a) <= keep * np.abs(h)
 
 
+def _layer_sizes(sizes):
+    """Require a list of node counts, one per layer, such as [8, 32, 8]."""
+    if not isinstance(sizes, (list, tuple)):
+        raise TypeError(f"sizes must be a list of node counts, one per layer (e.g. [8, 32, 8]), "
+                        f"got {type(sizes).__name__} {sizes!r}")
+
+
 def layer_positions(sizes, spacing=4.0):
     """One (n, 3) array of (depth, y, z) node positions per layer of `sizes` nodes."""
+    _layer_sizes(sizes)
+    spacing = validate.positive_number(spacing, "spacing")
     positions = []
     for layer, n in enumerate(sizes):
         n = validate.positive_int(n, f"sizes[{layer}]")
@@ -52,6 +62,8 @@ def layer_positions(sizes, spacing=4.0):
 
 def column_positions(sizes, spacing=1.0):
     """One (n, 2) array of (x, y) node positions per layer: a column of n nodes centred on y = 0."""
+    _layer_sizes(sizes)
+    spacing = validate.positive_number(spacing, "spacing")
     positions = []
     for layer, n in enumerate(sizes):
         n = validate.positive_int(n, f"sizes[{layer}]")
@@ -79,6 +91,7 @@ def edge_colors(w, w_max=None):
 
 def key(off=False):
     """Legend entries [(handle, label)]: the two edge colours and, with off=True, the off mark."""
+    off = validate.boolean(off, "off")
     entries = [(Line2D([], [], color=POSITIVE, lw=2), "weight > 0"),
                (Line2D([], [], color=NEGATIVE, lw=2), "weight < 0")]
     if off:
@@ -89,6 +102,8 @@ def key(off=False):
 
 def _segments(from_pos, to_pos, W, k):
     validate.ndim(W, "W", 2)
+    if k is not None:
+        validate.positive_int(k, "k")  # None draws every edge
     if W.shape != (len(from_pos), len(to_pos)):
         raise ValueError(f"W has shape {W.shape}; expected ({len(from_pos)}, {len(to_pos)}) "
                          "= (nodes in this layer, nodes in the next)")
@@ -108,6 +123,12 @@ def draw_edges(ax, from_pos, to_pos, W, k=None, linewidth=0.8):
 
 def draw_nodes(ax, pos, values=None, vmax=None, size=30, color=NEUTRAL, alpha=1.0):
     """Scatter one layer's nodes (2D or 3D); with `values` they are lit by NODE_CMAP (0 = white)."""
+    validate.ndim(pos, "pos", 2)
+    size = validate.positive_number(size, "size")
+    if not 0 <= validate.non_negative_number(alpha, "alpha") <= 1:
+        raise ValueError(f"alpha must be an opacity from 0 to 1, got {alpha!r}")
+    if vmax is not None:
+        validate.non_negative_number(vmax, "vmax")
     kwargs = {"depthshade": False} if pos.shape[1] == 3 else {"zorder": 2}
     if values is None:
         return ax.scatter(*pos.T, s=size, color=color, alpha=alpha, edgecolors="black", linewidths=0.3,
@@ -137,7 +158,11 @@ def draw_columns(ax, weights, hidden, off=None, k=None, vmax=None, size=20, spac
     weights: (W1 (d, d_ff), W2 (d_ff, d)); hidden: (d_ff,) values; returns the hidden scatter
     (for a colourbar). Input and output nodes are grey: only the hidden layer carries values.
     """
+    if not isinstance(weights, (tuple, list)) or len(weights) != 2:
+        raise TypeError(f"weights must be the pair (W1, W2), got {type(weights).__name__}")
     W1, W2 = weights
+    validate.ndim(W1, "W1", 2)
+    validate.ndim(W2, "W2", 2)
     positions = column_positions([W1.shape[0], W1.shape[1], W2.shape[1]], spacing=spacing)
     draw_edges(ax, positions[0], positions[1], W1, k=k, linewidth=0.6)
     draw_edges(ax, positions[1], positions[2], W2, k=k, linewidth=0.6)
@@ -155,6 +180,10 @@ def draw_columns(ax, weights, hidden, off=None, k=None, vmax=None, size=20, spac
 
 def frame(ax, positions, title, elev=20.0, azim=-60.0):
     """Limits, labels, title and view angle for a network drawn in 3D from `positions`."""
+    if not isinstance(title, str):
+        raise TypeError(f"title must be a string (the finding the figure shows), got {type(title).__name__}")
+    elev = validate.real_number(elev, "elev")
+    azim = validate.real_number(azim, "azim")
     every = np.concatenate(positions)
     lo, hi = every.min(axis=0) - 0.5, every.max(axis=0) + 0.5
     ax.set(xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), zlim=(lo[2], hi[2]))

@@ -12,7 +12,10 @@ import io
 
 import matplotlib
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 from matplotlib.text import Text
+
+from helpers import validate
 
 OKABE_ITO = {
     "black": "#000000",
@@ -81,7 +84,8 @@ def use_course_style():
 
 def presentation(on=True):
     """Projector mode: every figure and demo drawn 1.5x larger on screen (text included)."""
-    matplotlib.rcParams["figure.dpi"] = _PROJECTOR_DPI[bool(on)]
+    on = validate.boolean(on, "on")
+    matplotlib.rcParams["figure.dpi"] = _PROJECTOR_DPI[on]
     return "projector mode on: figures 1.5x larger" if on else "projector mode off"
 
 
@@ -136,7 +140,7 @@ def show(fig=None, alt=None):
     """Check the figure is titled, labelled and readable, then show it sharp, with alt text."""
     from IPython.display import display
 
-    fig = plt.gcf() if fig is None else fig
+    fig = plt.gcf() if fig is None else validate.instance_of(fig, "fig", Figure, "(from plt.subplots())")
     found = problems(fig)
     if found:
         raise ValueError("figure is not ready to show: " + "; ".join(found))

@@ -8,6 +8,7 @@ test) it is a tqdm bar on stderr.
 
 import time
 
+from helpers import validate
 from helpers.timing import format_seconds
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -24,6 +25,13 @@ def _in_kernel():
 
 def progress(iterable, desc=None, total=None):
     """Wrap a loop over a few seconds or more: yields the items, shows how far it is."""
+    if not hasattr(iterable, "__iter__"):
+        raise TypeError(f"iterable must be something a for loop walks through (a list, a range), "
+                        f"got {type(iterable).__name__} {iterable!r}")
+    if total is not None:
+        validate.non_negative_int(total, "total")
+    if desc is not None and not isinstance(desc, str):
+        raise TypeError(f"desc must be a string (the bar's label), got {type(desc).__name__}")
     if total is None and hasattr(iterable, "__len__"):
         total = len(iterable)
     if not _in_kernel():

@@ -31,7 +31,7 @@ class Timing:
 
     def per_second(self, amount):
         """amount / median: e.g. FLOPs -> FLOP/s."""
-        return amount / self.median
+        return validate.non_negative_number(amount, "amount") / self.median
 
     def __str__(self):
         return f"{format_seconds(self.median)} (median of {self.runs})"
@@ -57,6 +57,7 @@ def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=Non
     a millisecond), each synchronised once. threads: torch's CPU threads while timing
     (default: the current number).
     """
+    validate.function(fn, "fn")
     device = check_available(device)
     warmup = validate.non_negative_int(warmup, "warmup")
     repeat = validate.positive_int(repeat, "repeat")
@@ -80,8 +81,12 @@ def fastest(variants, *, rounds=5, device="cpu", warmup=2, min_time=0.0, threads
     Round r times the variants in order, round r + 1 in reverse, so that a slow
     moment of the machine hits them alike; each keeps its fastest block.
     """
+    if not hasattr(variants, "items"):
+        raise TypeError(f"variants must be a dict {{name: function}}, got {type(variants).__name__}")
     if not variants:
         raise ValueError("variants must name at least one function, e.g. {'fused': f, 'separate': g}")
+    for name, fn in variants.items():
+        validate.function(fn, f"variants[{name!r}]")
     rounds = validate.positive_int(rounds, "rounds")
     names = list(variants)
     for name in names:  # warm up every variant before any is timed
@@ -97,6 +102,7 @@ def fastest(variants, *, rounds=5, device="cpu", warmup=2, min_time=0.0, threads
 
 def format_seconds(seconds):
     """A duration in the unit that reads best: 12.3 ms, 45.6 us, 1.23 s."""
+    seconds = validate.non_negative_number(seconds, "seconds")
     if seconds >= 1:
         return f"{seconds:.2f} s"
     if seconds >= 1e-3:

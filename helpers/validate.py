@@ -1,12 +1,30 @@
 """Input checks shared by every public function: errors name the argument,
-what was expected and what came."""
+what was expected and what came.
 
-import numpy as np
-import torch
+Each check costs a few attribute reads (no loop over a tensor's values), so a module's
+forward can afford them; `finite` is the one that reads every value, used outside loops.
+"""
+
+import math
+import numbers
+
+np = torch = None  # imported by the first check of an array or tensor (_arrays)
+
+
+def _arrays():
+    """Import numpy and torch once, on first use: the checks of plain numbers need neither, so
+    the parameter calculator (`python -m helpers params`) starts in a tenth of a second."""
+    global np, torch
+    if torch is None:
+        import numpy
+        import torch as torch_module
+
+        np, torch = numpy, torch_module
 
 
 def kind_of(x):
     """'numpy' or 'torch' for an array or tensor; TypeError for anything else."""
+    _arrays()
     if isinstance(x, torch.Tensor):
         return "torch"
     if isinstance(x, np.ndarray):
@@ -15,11 +33,15 @@ def kind_of(x):
 
 
 def as_array(x, name):
-    """A numpy array from a list, number or array; torch tensors are refused."""
+    """A numpy array from a list, number or array; torch tensors and None are refused."""
+    _arrays()
     if isinstance(x, torch.Tensor):
         raise TypeError(f"{name} is a torch tensor; this function takes numpy arrays")
     if isinstance(x, np.ndarray):
         return x
+    if x is None or isinstance(x, (str, bytes, bool)):
+        raise TypeError(f"{name} must be a numpy array, a list of numbers or a number, "
+                        f"got {type(x).__name__} {x!r}")
     try:
         return np.asarray(x, dtype=float)
     except (TypeError, ValueError) as err:
@@ -37,6 +59,8 @@ def same_kind(**arrays):
 
 def ndim(x, name, expected):
     """Require x.ndim in expected (an int or a tuple of ints)."""
+    if not hasattr(x, "ndim"):
+        raise TypeError(f"{name} must be an array or tensor, got {type(x).__name__}")
     allowed = (expected,) if isinstance(expected, int) else tuple(expected)
     if x.ndim not in allowed:
         want = " or ".join(f"{n}-D" for n in allowed)
@@ -44,55 +68,207 @@ def ndim(x, name, expected):
 
 
 def finite(x, name):
-    """Refuse NaN or infinity, which would silently spread through a matmul."""
-    bad = ~np.isfinite(x) if isinstance(x, np.ndarray) else ~torch.isfinite(x)
+    """Refuse NaN or infinity, which would silently spread through a matmul (or an argmin)."""
+    _arrays()
+    lib = np if isinstance(x, np.ndarray) else torch
+    bad = ~lib.isfinite(x)
     if bad.any():
-        count = int(bad.sum())
-        raise ValueError(f"{name} holds {count} non-finite value(s) (NaN or inf)")
+        n_nan = int(lib.isnan(x).sum())
+        n_inf = int(bad.sum()) - n_nan
+        parts = [f"{n_nan} NaN"] * bool(n_nan) + [f"{n_inf} infinite"] * bool(n_inf)
+        raise ValueError(f"{name} holds {n_nan + n_inf} non-finite value(s): {' and '.join(parts)}")
 
 
 def real(x, name):
     """Refuse complex numbers, which a real-valued formula would silently mangle."""
+    _arrays()
     if np.iscomplexobj(x) if isinstance(x, np.ndarray) else x.is_complex():
         raise TypeError(f"{name} holds complex numbers (dtype {x.dtype}); expected real numbers")
 
 
+def _is_bool(value):
+    """True for True, False and numpy's bools (which are not Python bools)."""
+    return isinstance(value, bool) or type(value).__name__ in ("bool_", "bool") and \
+        type(value).__module__ == "numpy"
+
+
+def _whole(value):
+    """A Python or numpy integer, not a bool (True == 1 would pass as a size)."""
+    return isinstance(value, numbers.Integral) and not _is_bool(value)
+
+
+def _float_hint(value):
+    """' (a float; write 16)' for 16.0: the usual slip behind a float where a count belongs."""
+    if isinstance(value, numbers.Real) and not _whole(value) and math.isfinite(value) \
+            and value == int(value):
+        return f" (a float; write {int(value)})"
+    return ""
+
+
 def positive_int(value, name):
     """Require a whole number >= 1."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if not _whole(value) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}{_float_hint(value)}")
     return int(value)
 
 
 def non_negative_int(value, name):
     """Require a whole number >= 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}")
+    if not _whole(value) or value < 0:
+        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}{_float_hint(value)}")
     return int(value)
 
 
+def _real_number(value):
+    """A finite int or float (numpy's too), not a bool."""
+    return isinstance(value, numbers.Real) and not _is_bool(value) and math.isfinite(value)
+
+
 def non_negative_number(value, name):
-    """Require a finite real number >= 0 (a duration, a tolerance)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(value) or value < 0:
+    """Require a finite real number >= 0 (a duration, a tolerance, a count of bytes or FLOPs)."""
+    if not _real_number(value) or value < 0:
         raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return float(value)
 
 
+def positive_number(value, name):
+    """Require a finite real number > 0 (a rate, a bandwidth, a learning rate)."""
+    if not _real_number(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def real_number(value, name):
+    """Require a finite real number of any sign (an angle, an offset)."""
+    if not _real_number(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
+def boolean(value, name):
+    """Require True or False: a string such as "no" is truthy and would mean yes."""
+    if not _is_bool(value):
+        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
 def choice(value, name, options):
     """Require value to be one of options."""
-    if value not in options:
+    try:
+        known = value in options
+    except TypeError:  # an unhashable value (a list, a dict) cannot be one of them
+        known = False
+    if not known:
         raise ValueError(f"unknown {name} {value!r}; choose one of {sorted(options)}")
     return value
 
 
-def model_input(x, d_model, module):
-    """Require a torch tensor whose last dimension is d_model (the input of an MLP module)."""
+def _a(noun):
+    """'a GatedMLP', 'an FFN' (said "eff-eff-en"), 'an Embedding'."""
+    spelled = noun[:2].isupper() and noun[0] in "AEFHILMNORSX"
+    return f"{'an' if noun[0] in 'AEIOU' or spelled else 'a'} {noun}"
+
+
+def instance_of(value, name, kind, what=""):
+    """Require an instance of kind; what says what it holds, e.g. '(gate_proj, up_proj, down_proj)'."""
+    if not isinstance(value, kind):
+        about = f" {what}" if what else ""
+        raise TypeError(f"{name} must be {_a(kind.__name__)}{about}, got {type(value).__name__}")
+    return value
+
+
+def function(value, name):
+    """Require something callable (a function, a lambda, a module)."""
+    if not callable(value):
+        raise TypeError(f"{name} must be a function, got {type(value).__name__} {value!r}")
+    return value
+
+
+def tensor(x, name):
+    """Require a torch tensor (a numpy array converts with torch.from_numpy)."""
+    _arrays()
+    if not isinstance(x, torch.Tensor):
+        hint = " (convert it with torch.from_numpy)" if type(x).__module__ == "numpy" else ""
+        raise TypeError(f"{name} must be a torch tensor, got {type(x).__name__}{hint}")
+    return x
+
+
+def float_dtype(dtype, name):
+    """Require a floating-point torch dtype such as torch.float64 (not the string "float64")."""
+    _arrays()
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"{name} must be a floating-point torch dtype such as torch.float64, got {dtype!r}")
+    return dtype
+
+
+def _autocast_on(device_type):
+    _arrays()
+    try:
+        return torch.is_autocast_enabled(device_type)
+    except TypeError:  # torch before 2.4 takes no device type
+        return torch.is_autocast_cpu_enabled() if device_type == "cpu" else torch.is_autocast_enabled()
+
+
+def matches_weight(x, weight, module, name="x"):
+    """Require x on the device and in the dtype of a module's weight (autocast may mix dtypes)."""
+    if x.device != weight.device:
+        raise ValueError(f"{name} is on {x.device} but this {module}'s weights are on {weight.device}; "
+                         f"move one: {name}.to({str(weight.device)!r}) or module.to({str(x.device)!r})")
+    if x.dtype != weight.dtype and not _autocast_on(x.device.type):
+        raise TypeError(f"{name} has dtype {x.dtype} but this {module}'s weights are {weight.dtype}; "
+                        f"convert one: {name}.to({weight.dtype}) or module.to({x.dtype})")
+
+
+def model_input(x, d_model, module, weight=None, dims=None):
+    """Require a floating tensor (..., d_model); with weight, in the weight's dtype.
+
+    dims: the number of dimensions x must have (3 for (B, T, d_model)); None: any from 1.
+    This runs in every forward, so it reads a few attributes only. A device other than the
+    weights' is left to torch, whose error names both devices.
+    """
+    _arrays()
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
-    if x.ndim == 0:
+    shape = x.shape
+    if not shape:
         raise ValueError(f"x must have shape (..., d_model={d_model}), got a 0-d tensor (a single number)")
-    if not x.is_floating_point():
-        raise TypeError(f"x must hold floating-point numbers for this {module}, got dtype {x.dtype}")
-    if x.shape[-1] != d_model:
-        raise ValueError(f"x has last dimension {x.shape[-1]} but this {module} expects d_model={d_model}")
+    if dims is not None and len(shape) != dims:
+        raise ValueError(f"x must be a {dims}-D tensor (B, T, d_model={d_model}) for this {module}, "
+                         f"got shape {tuple(shape)}")
+    if shape[-1] != d_model:
+        raise ValueError(f"x has last dimension {shape[-1]} but this {module} expects d_model={d_model}")
+    if weight is None or x.dtype is not weight.dtype:  # dtypes are singletons: `is` is the cheap test
+        if not x.is_floating_point():
+            raise TypeError(f"x must hold floating-point numbers for this {module}, got dtype {x.dtype}")
+        if weight is not None:
+            matches_weight(x, weight, module)
+
+
+def hook_output(result, output, module):
+    """Require a forward hook's replacement to have the shape of the output it replaces.
+
+    A (d_ff,) tensor returned for an (N, T, d_ff) output would broadcast over every prompt
+    and every position: a wrong answer, not an error, further on.
+    """
+    _arrays()
+    if result is None or not isinstance(output, torch.Tensor):
+        return result
+    if not isinstance(result, torch.Tensor):
+        raise TypeError(f"a forward hook on {module} returned {type(result).__name__}; it must return "
+                        f"None (keep the output) or a tensor of the output's shape {tuple(output.shape)}")
+    if result.shape != output.shape:
+        raise ValueError(f"a forward hook on {module} returned shape {tuple(result.shape)} but the "
+                         f"output it replaces has shape {tuple(output.shape)}; change a copy of the "
+                         "output (out = output.clone(); out[..., i] = 0; return out)")
+    if result.dtype != output.dtype or result.device != output.device:
+        raise TypeError(f"a forward hook on {module} returned a {result.dtype} tensor on {result.device} "
+                        f"but the output it replaces is {output.dtype} on {output.device}")
+    return result
+
+
+def index(value, name, n):
+    """Require a whole number that indexes n things: 0 to n - 1, or -n to -1 counted from the end."""
+    if not _whole(value) or not -n <= value < n:
+        raise ValueError(f"{name} must be a whole number from 0 to {n - 1} (or -{n} to -1 from the end), "
+                         f"got {value!r}")
+    return int(value)

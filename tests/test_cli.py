@@ -85,3 +85,11 @@ def test_moe_table_and_json_show_the_active_mlp(capsys):
     got = json.loads(capsys.readouterr().out)
     assert got["mlp_active_share"] == got["mlp_active"] / got["active"]
     assert got["non_embedding"] == got["total"] - 2 * 151936 * 2048
+
+
+def test_the_calculator_starts_without_torch():
+    """It reads JSON and adds integers: importing torch (a second or more) would only delay it."""
+    code = ("import sys, helpers.config_params as cp; cp.count_params('mixtral-8x7b'); "
+            "cp.flops_per_token('gpt2', 8); print(sorted({'torch', 'numpy'} & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", f"the calculator imported {done.stdout.strip()}"

@@ -2,6 +2,7 @@
 exit status 2 from the command line, never a traceback and never a silently wrong count."""
 
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -11,6 +12,7 @@ import pytest
 
 from helpers import config_params as cp
 from helpers.data import data_path
+from helpers.params import files
 
 LLAMA = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
          "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100}
@@ -70,6 +72,16 @@ BAD_FIELDS |= {
                                 r"'n_shared_experts' .* from 0 to 16,777,216, got -1"),
     "dense blocks as a float": (DEEPSEEK, {"first_k_dense_replace": 1.5},
                                 r"'first_k_dense_replace' .* got 1.5"),
+    # NaN and Infinity: Python's json reads and writes them, JSON itself has neither
+    "width NaN": (LLAMA, {"hidden_size": float("nan")}, r"'hidden_size' \(d_model\) .* got NaN \(not a number\)"),
+    "vocabulary Infinity": (LLAMA, {"vocab_size": float("inf")}, r"'vocab_size' .* got Infinity \(infinite\)"),
+    "depth -Infinity": (GPT2, {"n_layer": float("-inf")}, r"'n_layer' .* got -Infinity \(infinite\)"),
+    "switch NaN": (LLAMA, {"tie_word_embeddings": float("nan")}, r"'tie_word_embeddings' .* got NaN"),
+    "NaN under both names": (GPT2, {"n_embd": float("nan"), "hidden_size": float("nan")},
+                             r"'n_embd' \(d_model\) .* got NaN \(not a number\)"),
+    "width as 64.0 under one name, 64 under the other": (GPT2, {"hidden_size": 64.0},
+                                                         "n_embd=64 and hidden_size=64.0: the same setting twice"),
+    "model type missing": (LLAMA, {"model_type": pytest}, "config lacks the field 'model_type'"),
 }
 
 
@@ -94,22 +106,33 @@ def test_the_silent_errors_are_gone():
 
 
 def write(tmp_path, content, name="config.json"):
+    """content: bytes, text, or a size in bytes (a sparse file of zeros, written in no time)."""
     path = tmp_path / name
-    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    if isinstance(content, int):
+        with path.open("wb") as fh:
+            fh.truncate(content)
+    else:
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
     return path
 
 
 # (file content, the message expected); each is also run through the command line
 BAD_FILES = {
     "not JSON": (b"{not json", "is not valid JSON"),
-    "empty": (b"", "is not valid JSON"),
+    "empty": (b"", "is empty; a config.json holds one JSON object"),
+    "only spaces": (b" \n\t", "is empty"),
     "a JSON list": (b"[1, 2]", "holds a list, expected a JSON object"),
+    "a JSON string": (b'"gpt2"', "holds a string, expected a JSON object"),
+    "JSON null": (b"null", "holds null, expected a JSON object"),
+    "a key twice": (b'{"model_type": "llama", "hidden_size": 64, "hidden_size": 128}',
+                    r"gives the key 'hidden_size' twice, with different values \(64 and 128\)"),
+    "UTF-16": ('{"model_type": "llama"}'.encode("utf-16"), "is UTF-16 text; a config.json is UTF-8 JSON"),
     "not UTF-8": ('{"model_type": "llama", "name": "caf\xe9"}'.encode("latin-1"),
                   r"is not UTF-8 text \(byte 36 is 0xe9\)"),
     "binary": (b"\x08\x00\x00\x00\x00\x00\x00\x00{}\x00\x01", "is a binary file, not a config.json"),
     "nested too deep": (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
     "5000-digit integer": (b'{"vocab_size": 1' + b"0" * 5000 + b"}", "too large to read"),
-    "too big": (b" " * (2**22 + 1), "too big for a config.json"),
+    "too big": (cp.MAX_FILE_BYTES + 1, f"is {cp.MAX_FILE_BYTES + 1:,} bytes, too big for a config.json"),
 }
 
 
@@ -132,11 +155,13 @@ def test_a_checkpoint_passed_by_mistake():
 
 def test_no_permission(tmp_path, monkeypatch):
     path = write(tmp_path, json.dumps(LLAMA))
+    path.chmod(0)
+    if os.access(path, os.R_OK):  # root reads it anyway: make the open fail as it would for a learner
 
-    def refuse(self):
-        raise PermissionError(13, "Permission denied", str(self))
+        def refuse(name):
+            raise PermissionError(13, "Permission denied", str(name))
 
-    monkeypatch.setattr(pathlib.Path, "read_bytes", refuse)  # chmod 000 does not stop root
+        monkeypatch.setattr(files, "_open", refuse)
     with pytest.raises(cp.ConfigError, match=f"{path} cannot be read: no permission"):
         cp.load_config(path)
 
@@ -151,13 +176,27 @@ def test_folders(tmp_path):
     assert b.name == "my-model" and b.total == cp.count_params(LLAMA).total
 
 
-def test_bad_sources_and_arguments():
+def test_bad_sources_and_arguments(tmp_path):
     with pytest.raises(FileNotFoundError, match="'gpt-5' is neither a file nor a shipped config"):
         cp.load_config("gpt-5")
+    with pytest.raises(cp.ConfigError, match="'gpt-5' is neither a file nor a shipped config"):
+        cp.count_params("gpt-5")  # the docstring's promise: a ConfigError names the file
+    with pytest.raises(cp.ConfigError, match=r"source is '', an empty name"):
+        cp.load_config("")
+    (tmp_path / "link.json").symlink_to(tmp_path / "gone.json")
+    with pytest.raises(cp.ConfigError, match=r"link.json is a link to '.*gone.json', which does not exist"):
+        cp.load_config(tmp_path / "link.json")
     with pytest.raises(TypeError, match="source must be a dict, a path or a config name, got int"):
         cp.load_config(3)
     with pytest.raises(TypeError, match="weights_only must be True or False, got 'yes'"):
         cp.count_params(LLAMA, weights_only="yes")
+    for call in (lambda: cp.flops_per_token(LLAMA, 8, causal="no"), lambda: cp.crossover_seq_len(LLAMA, "no")):
+        with pytest.raises(TypeError, match=r"causal must be True or False, got 'no' \(str\)"):
+            call()
+    with pytest.raises(ValueError, match="seq_len must be a positive integer, got 8.0 \\(a float; write 8\\)"):
+        cp.flops_per_token(LLAMA, 8.0)
+    assert cp.flops_per_token(LLAMA, 8, causal=False)["attention_core"] == \
+        2 * cp.flops_per_token(LLAMA, 8, causal=True)["attention_core"]
 
 
 def run_cli(*args):
@@ -187,3 +226,74 @@ def test_command_line_prints_no_traceback(tmp_path):
         done = run_cli(source)
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
         assert done.stderr.startswith("error: ") and str(source) in done.stderr
+
+
+def special_files(tmp_path):
+    """{what: path} of files that are not regular files, or lie about their size."""
+    found = {}
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "pipe.json")  # no writer: a blocking open() would wait forever
+        found["a named pipe (FIFO)"] = tmp_path / "pipe.json"
+    if os.path.exists("/dev/zero"):
+        found["a character device"] = pathlib.Path("/dev/zero")  # endless zeros, size field 0
+        (tmp_path / "zero.json").symlink_to("/dev/zero")
+        found["a link to a character device"] = tmp_path / "zero.json"
+    (tmp_path / "model" / "config.json").mkdir(parents=True)
+    found["a folder"] = tmp_path / "model"  # the model folder, whose config.json is a folder
+    return found
+
+
+def test_pipes_devices_and_folders_are_refused_by_kind(tmp_path):
+    for what, path in special_files(tmp_path).items():
+        kind = what.removeprefix("a link to ")
+        with pytest.raises(cp.ConfigError, match=f"is {re.escape(kind)}, not a config.json file") as err:
+            cp.load_config(path)
+        assert f"at most {cp.MAX_FILE_BYTES:,} bytes" in str(err.value), what
+    with pytest.raises(cp.ConfigError, match="config.json is a folder without a config.json"):
+        cp.load_config(tmp_path / "model" / "config.json")
+
+
+def test_command_line_refuses_a_pipe_a_device_and_a_huge_file_at_once(tmp_path):
+    """Exit status 2 and one line each; a hang or an unbounded read would hit the timeout."""
+    sources = dict(special_files(tmp_path))
+    sources["100 MB"] = write(tmp_path, 100 * 2**20, "huge.json")  # sparse: no disk used
+    for what, path in sources.items():
+        done = subprocess.run([sys.executable, "-m", "helpers", "params", str(path)],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stdout == "", (what, done.stderr)
+        assert done.stderr.count("\n") == 1 and str(path) in done.stderr, (what, done.stderr)
+        assert f"{cp.MAX_FILE_BYTES:,}" in done.stderr, (what, done.stderr)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs Linux's /proc")
+def test_the_cap_holds_for_a_file_that_gives_its_size_as_0():
+    """/proc files report size 0 and still hold text: the read itself stops at the cap."""
+    assert pathlib.Path("/proc/self/maps").stat().st_size == 0
+    with pytest.raises(cp.ConfigError, match="/proc/self/maps is over 64 bytes, too big"):
+        files.read_capped(pathlib.Path("/proc/self/maps"), cap=64)
+
+
+def test_a_config_of_several_megabytes_is_read(tmp_path):
+    """A classifier's config.json with 150,000 labels (id2label and label2id): over 5 MB, valid."""
+    labels = {str(i): f"LABEL_{i}_of_a_large_classifier" for i in range(150_000)}
+    config = LLAMA | {"id2label": labels, "label2id": {v: int(k) for k, v in labels.items()}}
+    path = write(tmp_path, json.dumps(config))
+    assert 5_000_000 < path.stat().st_size < cp.MAX_FILE_BYTES
+    assert cp.count_params(tmp_path).total == cp.count_params(LLAMA).total
+    transformers = pytest.importorskip("transformers")
+    read = transformers.AutoConfig.from_pretrained(str(tmp_path))  # a local folder: no download
+    assert len(read.id2label) == 150_000 and read.hidden_size == LLAMA["hidden_size"]
+
+
+def test_a_closed_stdout_ends_quietly(tmp_path):
+    """`python -m helpers params gpt2 | head -1`: the reader goes first; no BrokenPipeError traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write to write_end now fails with EPIPE
+    try:
+        for args in (["params", "gpt2"], ["params", "gpt2", "--json"], []):
+            done = subprocess.run([sys.executable, "-m", "helpers", *args], stdout=write_end,
+                                  stderr=subprocess.PIPE, text=True, timeout=60)
+            assert done.stderr == "", (args, done.stderr)
+            assert done.returncode == 141, (args, done.returncode)  # 128 + SIGPIPE, as cat ends
+    finally:
+        os.close(write_end)

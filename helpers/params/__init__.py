@@ -1,6 +1,7 @@
 """The parameter calculator, one module per idea; `helpers.config_params` is its entry point.
 
-- fields: reading a config.json safely and type-checking each field;
+- files: reading a config.json safely (pipes, devices, huge or binary files refused);
+- fields: type-checking each field of a config;
 - parts: linear layers, norms and blocks, counted in full or weights-only mode;
 - classic, llama_like, experts: the model families, read as transformers builds them;
 - breakdown: the Breakdown by component, FLOPs per token, tables;

@@ -9,8 +9,10 @@ the ones on queries and keys included), unembedding (the lm_head, 0 when tied, i
 
 from dataclasses import asdict, dataclass, field
 
+from helpers import validate
 from helpers.params import classic, experts, llama_like
-from helpers.params.fields import ConfigError, Fields, load_config
+from helpers.params.fields import ConfigError, Fields
+from helpers.params.files import load_config
 from helpers.params.parts import Parts
 
 FAMILIES = {**classic.FAMILIES, **llama_like.FAMILIES, **experts.FAMILIES}
@@ -67,6 +69,9 @@ class Breakdown:
 
 
 def _family(config):
+    if "model_type" not in config:
+        raise ConfigError("config lacks the field 'model_type' (which model family it is); "
+                          "every Hugging Face config.json names one, e.g. \"model_type\": \"llama\"")
     kind = config.get("model_type")
     if isinstance(kind, str) and kind in FAMILIES:
         return FAMILIES[kind]
@@ -80,8 +85,7 @@ def _family(config):
 def count_params(config, weights_only=False):
     """Breakdown of a config (dict, path or shipped name) into embedding, attention, MLP, ..."""
     config = load_config(config)
-    if not isinstance(weights_only, bool):
-        raise TypeError(f"weights_only must be True or False, got {weights_only!r}")
+    weights_only = validate.boolean(weights_only, "weights_only")
     model = _family(config)(Fields(config), Parts(weights_only))
     runs = model.blocks
 
@@ -116,8 +120,8 @@ def flops_per_token(config, seq_len, causal=True):
     sequence of seq_len tokens a token sees seq_len / 2 keys, so the core costs
     2 * n_layers * seq_len * d_attn (Kaplan et al. 2020); causal=False: all seq_len keys, twice that.
     """
-    if isinstance(seq_len, bool) or not isinstance(seq_len, int) or seq_len < 1:
-        raise ValueError(f"seq_len must be a positive integer, got {seq_len!r}")
+    seq_len = validate.positive_int(seq_len, "seq_len")
+    causal = validate.boolean(causal, "causal")
     b = count_params(config, weights_only=True)
     return {
         "mlp": 2 * (b.mlp_active + b.components["router"]),
@@ -134,6 +138,7 @@ def _core_per_token_per_key(b, causal):
 def crossover_seq_len(config, causal=True):
     """The shortest context length at which attention's QK^T and AV cost as much as the MLP."""
     config = load_config(config)
+    causal = validate.boolean(causal, "causal")
     mlp = flops_per_token(config, 1, causal)["mlp"]
     b = count_params(config, weights_only=True)
     return -(-mlp // _core_per_token_per_key(b, causal))  # ceiling division

@@ -9,6 +9,7 @@ unit of its last digit (publishers round some counts and truncate others).
 import csv
 from decimal import Decimal, InvalidOperation
 
+from helpers import validate
 from helpers.data import data_path
 
 QUANTITIES = ("total", "active", "non_embedding")
@@ -46,5 +47,6 @@ def published_value(text):
 
 def agrees(count, text):
     """True if count is the published number: equal at unit precision, else within one last digit."""
+    validate.non_negative_int(count, "count")
     value, step = published_value(text)
     return count == value if step == 1 else abs(count - value) < step
