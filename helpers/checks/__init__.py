@@ -5,6 +5,14 @@ line: not attempted yet, correct, or what is wrong in words. Every check is a
 table run by one of three runners: `Check` (a function or a value),
 `ModuleCheck` (an nn.Module, loaded with the reference's weights) and
 `Prediction` (a guess written down before the answer is revealed).
+
+Each runner is a referee the learner can neither fool nor break: the learner's
+code gets copies of the cases, the reference works on its own; anything the
+learner's code raises or returns becomes a sentence; and the learner's random
+state and torch settings are left as they were (`helpers.checks.state`). A
+check written as a function does the same with `core.referee` (the decorator),
+`core.attempt` (the call) and `core.outcome` (not attempted, None, an error);
+a reference module is built inside `state.seeded(seed)`.
 """
 
 from helpers.checks.core import Feedback

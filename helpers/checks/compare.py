@@ -2,7 +2,8 @@
 
 Each comparer is a function (got, expected) -> None when they agree, else a
 phrase saying how they differ ("has shape (4, 2048); expected (4, 512)"),
-which a check puts after the call it made.
+which a check puts after the call it made. A comparer never raises on the
+learner's answer, whatever its type: an answer it cannot read is described.
 """
 
 import math
@@ -10,7 +11,27 @@ import math
 import numpy as np
 import torch
 
-from helpers.checks.core import shape_str, to_numpy
+from helpers.checks.show import describe, plain, shape_str, show, to_numpy
+
+# The relative precision of each floating type: a float32 answer agrees with a float64 reference to about this.
+_EPS = {"float16": 1e-3, "bfloat16": 8e-3, "float32": 1.2e-7}
+
+
+def _dtype_name(value):
+    dtype = getattr(value, "dtype", None)
+    return str(dtype).removeprefix("torch.") if dtype is not None else None
+
+
+def _lower_precision(got, expected, arr, exp):
+    """A phrase when got is a lower-precision float than expected and agrees to its own precision."""
+    mine, theirs = _dtype_name(got), _dtype_name(expected)
+    if mine not in _EPS or theirs not in ("float64", None) or mine == theirs:
+        return None
+    tol = 64 * _EPS[mine]
+    if not np.allclose(arr, exp, rtol=tol, atol=tol * max(1.0, float(np.abs(exp).max(initial=0.0)))):
+        return None
+    return (f"is {mine}, and agrees with the float64 reference only to {mine}'s precision: keep float64 "
+            "(did you call .float() or .half(), or make a tensor without dtype=torch.float64?)")
 
 
 def arrays(atol=1e-6, rtol=1e-6):
@@ -19,7 +40,7 @@ def arrays(atol=1e-6, rtol=1e-6):
     def compare(got, expected):
         arr, exp = to_numpy(got), to_numpy(expected)
         if arr is None or (arr.ndim == 0 and exp.ndim > 0):
-            return f"returned a {type(got).__name__}; expected an array of shape {shape_str(exp.shape)}"
+            return f"returned {describe(got)}; expected an array of shape {shape_str(exp.shape)}"
         if arr.shape != exp.shape:
             return f"has shape {shape_str(arr.shape)}; expected {shape_str(exp.shape)}"
         if not np.all(np.isfinite(arr)):
@@ -27,6 +48,9 @@ def arrays(atol=1e-6, rtol=1e-6):
         close = np.isclose(arr, exp, atol=atol, rtol=rtol)
         if close.all():
             return None
+        precision = _lower_precision(got, expected, arr, exp)
+        if precision:
+            return precision
         idx = tuple(int(i) for i in np.argwhere(~close)[0])
         where = f" at index {idx}" if arr.ndim else ""
         return (f"differs in {int((~close).sum())} of {arr.size} entries; first{where}: "
@@ -35,17 +59,24 @@ def arrays(atol=1e-6, rtol=1e-6):
     return compare
 
 
+def _real(value):
+    """value as a Python int or float when it is one real number (a 1-element tensor too), else None."""
+    value = plain(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value
+
+
 def exact():
     """Whole numbers (counts of parameters, bytes, FLOPs): equal, not nearly equal."""
 
     def compare(got, expected):
-        if isinstance(got, torch.Tensor) and got.numel() == 1:
-            got = got.item()
-        if isinstance(got, (bool, np.bool_)) or not isinstance(got, (int, np.integer, float)):
-            return f"returned {got!r}; expected the number {expected:,}"
-        if isinstance(got, float) and not got.is_integer():
-            return f"returned {got!r}; expected the whole number {expected:,}"
-        return None if int(got) == expected else f"= {int(got):,}; expected {expected:,}"
+        number = _real(got)
+        if number is None:
+            return f"returned {describe(got)}; expected the number {show(expected, ',')}"
+        if isinstance(number, float) and not number.is_integer():
+            return f"returned {show(number)}; expected the whole number {show(expected, ',')}"
+        return None if int(number) == expected else f"= {int(number):,}; expected {show(expected, ',')}"
 
     return compare
 
@@ -54,25 +85,35 @@ def number(rel=1e-6, abs=1e-12):  # noqa: A002 - the name math.isclose uses
     """One real number within a relative (or absolute) tolerance."""
 
     def compare(got, expected):
-        if isinstance(got, torch.Tensor) and got.numel() == 1:
-            got = got.item()
-        if isinstance(got, np.ndarray) and got.size == 1:
-            got = got.item()
-        if isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
-            return f"returned {got!r}; expected one number"
-        if not math.isfinite(got):
-            return f"= {got}; expected a finite number"
-        if math.isclose(got, expected, rel_tol=rel, abs_tol=abs):
+        value = _real(got)
+        if value is None:
+            return f"returned {describe(got)}; expected one number"
+        if not math.isfinite(value):
+            return f"= {value}; expected a finite number"
+        if math.isclose(value, expected, rel_tol=rel, abs_tol=abs):
             return None
-        return f"= {got:.6g}; expected {expected:.6g}"
+        return f"= {value:.6g}; expected {expected:.6g}"
 
     return compare
+
+
+def same(got, expected):
+    """got == expected as one True or False, whatever got is (False when == gives no single answer)."""
+    try:
+        result = got == expected
+        if isinstance(result, (bool, np.bool_)):
+            return bool(result)
+        if isinstance(result, torch.Tensor) and result.numel() == 1:
+            return bool(result)
+    except Exception:  # noqa: BLE001 - a value that cannot be compared is not equal
+        pass
+    return False
 
 
 def equal():
     """Any value compared with ==: a choice, a tuple of shapes, a string."""
 
     def compare(got, expected):
-        return None if got == expected else f"= {got!r}; expected {expected!r}"
+        return None if same(got, expected) else f"= {show(got)}; expected {show(expected)}"
 
     return compare

@@ -1,16 +1,32 @@
 """What a check says: not attempted yet, correct, or what is wrong, in words.
 
 A learner's stub returns None (or raises NotImplementedError) until it is
-filled in; the check then says "not attempted yet" and nothing else, and never
-raises, so a notebook runs top to bottom before anyone has done the exercises.
+filled in; the check then says "not attempted yet" and nothing else. A check
+is a referee the learner can neither fool nor break:
+
+- `attempt` hands the learner's function deep copies of the check's cases, so a
+  function that changes its inputs in place (`X *= 2`, `config.pop(...)`) can
+  neither change the reference's answer nor the cases the next run uses;
+- whatever the learner's code raises (`sys.exit` included) or returns (None, a
+  string, a generator, a meta tensor) becomes a sentence, never a traceback;
+  only KeyboardInterrupt goes through, so that a learner can still stop a cell;
+- `referee` runs a whole check inside `state.kept()`, so it never changes the
+  learner's random state or torch's settings.
+
 Hints live in the notebook, collapsed under the exercise; a check only names
 the mistake it sees.
 """
 
+import copy
+import dis
+import functools
+import inspect
 from dataclasses import dataclass
 
-import numpy as np
 import torch
+
+from helpers.checks.show import call_str, describe, one_line, shape_str, to_numpy
+from helpers.checks.state import kept
 
 NOT_ATTEMPTED = "not attempted"
 CORRECT = "correct"
@@ -44,66 +60,150 @@ def correct(exercise, message="correct, well done."):
 
 
 def wrong(exercise, message):
-    return Feedback(exercise, WRONG, message)
+    return Feedback(exercise, WRONG, one_line(message, limit=1200))   # one line, no object addresses
 
 
 def not_attempted(exercise, message=NOT_YET):
     return Feedback(exercise, NOT_ATTEMPTED, message)
 
 
-class _Missing:
-    """Marks an answer that is not there yet."""
+class _Sentinel:
+    def __init__(self, name):
+        self.name = name
 
     def __repr__(self):
-        return "MISSING"
+        return self.name
 
 
-MISSING = _Missing()
+MISSING = _Sentinel("MISSING")              # the untouched stub: not attempted yet
+RETURNED_NONE = _Sentinel("RETURNED_NONE")  # a function that did something, then returned None
 
 
-def attempt(fn, *args, **kwargs):
-    """Call the learner's function; MISSING when it returns None or is not implemented.
+def fresh(value):
+    """A deep copy of a case for the learner: tensors cloned, arrays, dicts, lists and modules copied."""
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # a tensor autograd made (deepcopy refuses those): copy what can be copied
+        if isinstance(value, torch.Tensor):
+            return value.detach().clone()
+        if type(value) in (list, tuple):
+            return type(value)(fresh(v) for v in value)
+        if type(value) is dict:
+            return {k: fresh(v) for k, v in value.items()}
+        raise
 
-    A value that is not callable is the answer itself. Any other exception is
-    returned (not raised) so that the check can describe it.
+
+# The instructions a stub compiles to: `return None`, `pass`, or `raise NotImplementedError(...)`.
+_STUB_OPS = {"RESUME", "NOP", "CACHE", "EXTENDED_ARG", "RETURN_CONST", "RETURN_VALUE", "LOAD_CONST",
+             "LOAD_GLOBAL", "LOAD_NAME", "PUSH_NULL", "PRECALL", "CALL", "KW_NAMES", "RAISE_VARARGS"}
+
+
+def _code_of(fn):
+    """The code object that runs when fn is called: a function's, or an nn.Module's (or its class's) forward."""
+    fn = inspect.unwrap(fn) if callable(fn) else fn
+    if isinstance(fn, type) and issubclass(fn, torch.nn.Module):
+        fn = fn.forward
+    elif isinstance(fn, torch.nn.Module):
+        fn = type(fn).forward
+    return getattr(fn, "__code__", None) if inspect.isfunction(fn) or inspect.ismethod(fn) else None
+
+
+def untouched(fn):
+    """True when fn is still an exercise's stub: its body only returns None or raises NotImplementedError.
+
+    Read from the bytecode, so that docstrings, comments and blank lines do not count: a
+    function that computes anything at all, and then returns None, is not the stub.
+    Wrappers made with functools.wraps (or that set __wrapped__) are judged by what they wrap.
+    """
+    code = _code_of(fn)
+    if code is None:
+        return False
+    for op in dis.get_instructions(code):
+        if op.opname not in _STUB_OPS:
+            return False
+        if op.opname in ("LOAD_CONST", "RETURN_CONST") and not (op.argval is None or isinstance(op.argval, str)):
+            return False
+        if op.opname in ("LOAD_GLOBAL", "LOAD_NAME") and op.argval != "NotImplementedError":
+            return False
+    return True
+
+
+def attempt(fn, *args, copies=True):
+    """Call the learner's fn on (copies of) args; return its answer, or what happened instead.
+
+    MISSING: fn is None, or the untouched stub (it returned None or raised NotImplementedError).
+    RETURNED_NONE: fn did some work and returned None. An exception (any BaseException but
+    KeyboardInterrupt, so sys.exit too) is returned, not raised, for the check to put into words.
+    A value that is not callable is the answer itself.
     """
     if fn is None:
         return MISSING
     if not callable(fn):
         return fn
     try:
-        result = fn(*args, **kwargs)
-    except NotImplementedError:
-        return MISSING
-    except Exception as err:  # the check turns this into words
+        result = fn(*(fresh(a) for a in args)) if copies else fn(*args)
+    except KeyboardInterrupt:
+        raise
+    except NotImplementedError as err:
+        return MISSING if untouched(fn) else err
+    except BaseException as err:  # noqa: BLE001 - anything the learner's code does becomes a sentence
         return err
-    return MISSING if result is None else result
+    if result is None:
+        return MISSING if untouched(fn) else RETURNED_NONE
+    return result
 
 
-def to_numpy(value):
-    """A float64 numpy array from an array, tensor, list or number (None if impossible)."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().cpu().double().numpy()
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        return None
+def raised(call, err):
+    """'f(x) raised ValueError: ...' as a sentence; sys.exit gets its own."""
+    if isinstance(err, SystemExit):
+        return (f"{call} called sys.exit({one_line(err.code)}) (SystemExit). A function hands its answer "
+                "back with `return`; exiting would stop the notebook here.")
+    said = one_line(err)
+    text = f"{call} raised {type(err).__name__}" + (f": {said}" if said else "")
+    return text if text[-1] in ".?!" else text + "."
 
 
-def shape_str(shape):
-    """(4, 512) written the way Python prints a shape; (3,) for one dimension."""
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+def outcome(exercise, call, got, first=True):
+    """The Feedback for an answer that is not an answer (not attempted, None, an exception), else None."""
+    if got is MISSING:
+        if first:
+            return not_attempted(exercise)
+        return wrong(exercise, f"{call} returned None, though the first case gave an answer: does every path "
+                               "through your function end in a `return`?")
+    if got is RETURNED_NONE:
+        if first:
+            return wrong(exercise, f"{call} returns None: is the stub's `return None` still there? End your "
+                                   "function with `return` and your answer.")
+        return wrong(exercise, f"{call} returned None, though the first case gave an answer: does every path "
+                               "through your function end in a `return`?")
+    if isinstance(got, BaseException):
+        return wrong(exercise, raised(call, got))
+    return None
 
 
-def call_str(name, args):
-    """'name(x (4, 512), 768, bias=True)': arrays shown by their shape, other values as typed."""
-    parts = []
-    for arg in args:
-        if isinstance(arg, (np.ndarray, torch.Tensor)):
-            parts.append(f"{shape_str(arg.shape)} array" if arg.ndim else repr(arg.item()))
-        elif isinstance(arg, torch.nn.Module):
-            parts.append(type(arg).__name__)
-        else:
-            parts.append(repr(arg))
-    return f"{name}({', '.join(parts)})"
+def judge(exercise, check, *args):
+    """check(*args), run as a referee: the learner's state kept, anything that breaks turned into a sentence."""
+    with kept():
+        try:
+            return check(*args)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # noqa: BLE001 - the learner sees a sentence, never a traceback
+            return wrong(exercise, f"the check could not judge this answer ({type(err).__name__}: "
+                                   f"{one_line(err) or 'no message'}). Compare what your code returns, its type "
+                                   "and shape, with what the exercise asks for.")
 
+
+def referee(exercise):
+    """Decorator for a check written as a function: it runs through `judge`."""
+    def decorate(check):
+        @functools.wraps(check)
+        def run(*args):
+            return judge(exercise, check, *args)
+        return run
+    return decorate
+
+
+__all__ = ["CORRECT", "Feedback", "MISSING", "NOT_ATTEMPTED", "RETURNED_NONE", "WRONG", "attempt", "correct",
+           "call_str", "describe", "fresh", "judge", "not_attempted", "outcome", "raised", "referee",
+           "shape_str", "to_numpy", "untouched", "wrong"]

@@ -1,9 +1,12 @@
 """Checking a module the learner wrote, the way one loads a checkpoint into it.
 
-The learner's class is built, the reference module's `state_dict` is loaded
+The learner's class is built, the reference module's parameters are loaded
 into it (so parameter names and shapes must match, as with real weights), and
-both run on the same input. Each step that fails says why in words: a missing
-or extra parameter, a transposed weight, a missing bias, a different output.
+both run on the same input. Buffers are the learner's own business: a causal
+mask stored as a buffer (nanoGPT's `bias`) is neither required nor refused.
+Each step that fails says why in words: a missing or extra parameter, a
+transposed weight, a missing bias, a different output. A class that subclasses
+the reference (or is it) is refused: the exercise is to write the module.
 """
 
 from collections.abc import Callable, Sequence
@@ -13,12 +16,23 @@ import torch
 from torch import nn
 
 from helpers.checks.compare import arrays
-from helpers.checks.core import MISSING, attempt, correct, not_attempted, shape_str, wrong
-from helpers.checks.runner import Mistake
+from helpers.checks.core import (
+    MISSING,
+    RETURNED_NONE,
+    attempt,
+    correct,
+    judge,
+    not_attempted,
+    outcome,
+    untouched,
+    wrong,
+)
+from helpers.checks.runner import Mistake, compared
+from helpers.checks.show import describe, say, shape_str
 
 
 def _state_problems(got, expected, key_hints):
-    """Sentences about names and shapes that differ between two state_dicts (empty when none)."""
+    """Sentences about names and shapes that differ between two {name: tensor} dicts (empty when none)."""
     missing = [k for k in expected if k not in got]
     extra = [k for k in got if k not in expected]
     for key in missing:
@@ -51,6 +65,32 @@ def _state_problems(got, expected, key_hints):
     return []
 
 
+def _parameters(module):
+    """{name: parameter}, every name a checkpoint would hold (tied weights under each of their names)."""
+    return dict(module.named_parameters(remove_duplicate=False))
+
+
+def _reference_classes(reference):
+    """The course's classes the reference is made from (its class and the helpers classes it subclasses)."""
+    return [c for c in type(reference).__mro__ if c.__module__.startswith("helpers.")]
+
+
+def _copied_reference(learner, reference):
+    """A sentence when the learner's class is the reference's, or subclasses it; else None."""
+    cls = learner if isinstance(learner, type) else type(learner)
+    classes = _reference_classes(reference)
+    public = [c for c in classes if not c.__name__.startswith("_")]   # a check's private wrapper is not named
+    for ref in classes:
+        if issubclass(cls, ref):
+            named = ref if ref in public else (public or classes)[0]
+            where = f"{named.__module__}.{named.__name__}"
+            if cls is ref:
+                return f"that is the reference, {where}, itself: write your own class, a subclass of nn.Module."
+            return (f"your class subclasses the reference {named.__name__} ({where}): write the module "
+                    "yourself, as a subclass of nn.Module.")
+    return None
+
+
 @dataclass(frozen=True)
 class ModuleCheck:
     """Build the learner's nn.Module, load the reference's weights, compare outputs.
@@ -75,38 +115,54 @@ class ModuleCheck:
     name: str = "your module"
 
     def __call__(self, cls):
+        return judge(self.exercise, self._judge, cls)
+
+    def _judge(self, cls):
         if cls is None:
             return not_attempted(self.exercise)
-        module = attempt(self.build, cls)
-        if module is MISSING:
-            return not_attempted(self.exercise)
-        if isinstance(module, Exception):
-            return wrong(self.exercise, f"building {self.name} raised {type(module).__name__}: {module}")
+        reference = self.reference().eval()
+        copied = _copied_reference(cls, reference)
+        if copied:
+            return wrong(self.exercise, copied)
+        module = attempt(self.build, cls, copies=False)
+        if module is MISSING or module is RETURNED_NONE:
+            if untouched(cls):
+                return not_attempted(self.exercise)
+            return wrong(self.exercise, f"building {self.name} gave None: pass the class itself, a subclass "
+                                        "of nn.Module.")
+        early = outcome(self.exercise, f"building {self.name}", module)
+        if early is not None:
+            return early
         if not isinstance(module, nn.Module):
-            return wrong(self.exercise, f"{self.name} built a {type(module).__name__}, not an nn.Module: "
+            return wrong(self.exercise, f"{self.name} built {describe(module)}, not an nn.Module: "
                                         "subclass nn.Module and call super().__init__() first.")
-        reference = self.reference()
-        expected_state = reference.state_dict()
+        copied = _copied_reference(module, reference)
+        if copied:
+            return wrong(self.exercise, copied)
         x = self.inputs()
-        if not module.state_dict():
+        if not _parameters(module):
             with torch.no_grad():
-                if attempt(module, x.clone()) is MISSING:  # the untouched stub
+                if attempt(module, x) is MISSING:  # the untouched stub
                     return not_attempted(self.exercise)
-        problems = _state_problems(module.state_dict(), expected_state, self.key_hints)
+        expected = _parameters(reference)
+        problems = _state_problems(_parameters(module), expected, self.key_hints)
         if problems:
             return wrong(self.exercise, f"{self.name}'s parameters do not match: {problems[0]}")
         module.to(next(reference.parameters()).dtype)
-        module.load_state_dict(expected_state)
+        module.load_state_dict({name: p.detach() for name, p in expected.items()}, strict=False)
+        module.eval()
         with torch.no_grad():
-            got = attempt(module, x.clone())
-            if got is MISSING:
-                return not_attempted(self.exercise)
-            if isinstance(got, Exception):
-                return wrong(self.exercise, f"{self.name}'s forward raised {type(got).__name__}: {got}")
-            problem = self.compare(got, reference(x))
+            got = attempt(module, x)   # a copy of x: the reference below sees the pristine one
+            if got is RETURNED_NONE:
+                return wrong(self.exercise, f"{self.name}'s forward returns None: does it end with `return` "
+                                            "and the output?")
+            early = outcome(self.exercise, f"{self.name}'s forward", got)
+            if early is not None:
+                return early
+            problem = compared(self.compare, got, reference(x))
             if problem is None:
                 return correct(self.exercise, self.success)
             for mistake in self.mistakes:
                 if mistake.matches(got, (reference, x), self.compare):
-                    return wrong(self.exercise, mistake.message.format(got=got, call=self.name))
+                    return wrong(self.exercise, say(mistake.message, got=got, call=self.name))
         return wrong(self.exercise, f"with the reference's weights, {self.name}'s output {problem}.")

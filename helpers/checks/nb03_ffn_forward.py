@@ -9,17 +9,18 @@ import torch
 import torch.nn.functional as F
 
 from helpers import capacity
-from helpers.checks.core import MISSING, attempt, correct, not_attempted, wrong
+from helpers.checks.core import attempt, correct, outcome, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Mistake, Prediction
+from helpers.checks.state import seeded
 from helpers.ffn import FFN
 
 D_MODEL, D_FF = 16, 64
 
 
 def _reference():
-    torch.manual_seed(3)
-    return FFN(D_MODEL, D_FF).double()
+    with seeded(3):
+        return FFN(D_MODEL, D_FF).double()
 
 
 def _tokens():
@@ -72,26 +73,37 @@ check_capacity_guess = Prediction(
 
 def _memory_case(n_pairs=64, d_model=32, d_ff=128):
     keys, values = capacity.random_pairs(n_pairs, d_model, seed=1)
-    torch.manual_seed(1)
-    return FFN(d_model, d_ff).double(), keys, values
+    with seeded(1):
+        return FFN(d_model, d_ff).double(), keys, values
 
 
+EX3 = "Exercise 3 (memorise by gradient descent)"
+
+
+@referee(EX3)
 def check_learned_memory(learn_values):
     """Exercise 3: learn_values(ffn, keys, values) trains c_proj so that 64 pairs are retrieved."""
-    name = "Exercise 3 (memorise by gradient descent)"
+    name = EX3
     ffn, keys, values = _memory_case()
     up_before = ffn.c_fc.weight.detach().clone()
     with capacity.one_thread():  # small matrices: a second thread only adds waiting
-        got = attempt(learn_values, ffn, keys, values)
-    if got is MISSING:
-        return not_attempted(name)
-    if isinstance(got, Exception):
-        return wrong(name, f"learn_values(ffn, keys, values) raised {type(got).__name__}: {got}")
+        # ffn is the learner's to train in place; keys and values are copies, the check keeps its own
+        got = attempt(learn_values, ffn, keys.clone(), values.clone(), copies=False)
+    early = outcome(name, "learn_values(ffn, keys, values)", got)
+    if early is not None:
+        return early
+    if ffn.c_fc.weight.dtype != keys.dtype:
+        return wrong(name, f"your function made the FFN {str(ffn.c_fc.weight.dtype).removeprefix('torch.')} "
+                           "(ffn.float()?); the keys and values are float64: keep the FFN in float64.")
     if not torch.equal(ffn.c_fc.weight.detach(), up_before):
         return wrong(name, "the up-projection c_fc changed: the experiment keeps it fixed (random keys). "
                            "Give the optimiser only ffn.c_proj.parameters().")
     with torch.no_grad():
-        accuracy = capacity.retrieval_accuracy(ffn(keys), values)
+        out = ffn(keys)
+    if not torch.isfinite(out).all():
+        return wrong(name, "after training, the FFN's outputs hold NaN or infinity: the loss diverged. "
+                           "Lower the learning rate.")
+    accuracy = capacity.retrieval_accuracy(out, values)
     hits = round(accuracy * len(keys))
     if accuracy < 0.95:
         return wrong(name, f"after training, {hits} of {len(keys)} pairs are retrieved; at least "

@@ -18,6 +18,7 @@ from helpers import activations
 from helpers.checks.compare import exact, number
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.state import seeded
 from helpers.gated import GatedMLP, fuse_gate_up, llama_d_ff
 
 D_MODEL, D_FF = 8, 24
@@ -43,8 +44,8 @@ check_negative_gates = Prediction(
 
 
 def _reference():
-    torch.manual_seed(5)
-    return GatedMLP(D_MODEL, D_FF).double()
+    with seeded(5):
+        return GatedMLP(D_MODEL, D_FF).double()
 
 
 def _fused_reference():

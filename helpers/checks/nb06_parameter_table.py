@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from helpers.checks.compare import exact
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.show import describe
 from helpers.config_params import count_params, load_config
 
 
@@ -81,6 +82,7 @@ check_share_guess = Prediction(
     rel=0.2,
     variable="my_share_guess",
     fmt="{:.0f}%",
+    percent=True,
 )
 
 # ---- Exercise 2: count a Llama config ------------------------------------------------------
@@ -163,7 +165,7 @@ def _pair():
 
     def compare(got, expected):
         if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return f"returned {got!r}; expected a pair (total, active)"
+            return f"returned {describe(got)}; expected a pair (total, active)"
         for what, g, e in zip(("total", "active"), got, expected, strict=True):
             problem = whole(g, e)
             if problem is not None:

@@ -14,14 +14,15 @@ from helpers.attention import CausalSelfAttention, causal_mask
 from helpers.checks.compare import arrays
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.state import seeded
 
 D_MODEL, N_HEAD = 16, 2
 
 
 def _reference(seed=7):
     """The module whose weights load into the learner's: d_model 16, 2 heads, biases, float64."""
-    torch.manual_seed(seed)
-    return CausalSelfAttention(D_MODEL, N_HEAD).double()
+    with seeded(seed):
+        return CausalSelfAttention(D_MODEL, N_HEAD).double()
 
 
 def _attention_with(scale="d_head", mask="causal", dim=-1, n_head=None, project=True):

@@ -10,6 +10,7 @@ import torch
 from helpers.block import Block, ParallelBlock
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Mistake, Prediction
+from helpers.checks.state import seeded
 
 D_MODEL, N_HEAD = 16, 2
 
@@ -17,13 +18,13 @@ D_MODEL, N_HEAD = 16, 2
 def _with_random_norms(cls):
     """A seeded reference block whose norms have random weights and biases, so that every mistake shows."""
     def reference():
-        torch.manual_seed(8)
-        block = cls(D_MODEL, N_HEAD).double()
-        with torch.no_grad():
-            for module in block.modules():
-                if isinstance(module, torch.nn.LayerNorm):
-                    module.weight.normal_()
-                    module.bias.normal_()
+        with seeded(8):
+            block = cls(D_MODEL, N_HEAD).double()
+            with torch.no_grad():
+                for module in block.modules():
+                    if isinstance(module, torch.nn.LayerNorm):
+                        module.weight.normal_()
+                        module.bias.normal_()
         return block
     return reference
 

@@ -11,6 +11,7 @@ import math
 from helpers import bandwidth
 from helpers.checks.compare import exact, number
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.show import show
 from helpers.config_params import count_params, load_config
 
 check_layer_ratio = Prediction(
@@ -113,7 +114,7 @@ def _knee_compare(got, expected):
     if math.isinf(expected):
         if isinstance(got, (int, float)) and math.isinf(got) and got > 0:
             return None
-        return f"= {got!r}; with this much KV cache per sequence the step never turns compute-bound: math.inf"
+        return f"= {show(got)}; with this much KV cache per sequence the step never turns compute-bound: math.inf"
     return number(rel=1e-3)(got, expected)
 
 

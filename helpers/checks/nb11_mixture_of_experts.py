@@ -10,9 +10,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.checks.core import wrong
+from helpers.checks.core import attempt, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.state import seeded
 from helpers.moe import MoE
 
 D_MODEL, D_FF, N_EXPERTS, TOP_K, T = 16, 32, 8, 2, 24
@@ -45,8 +46,8 @@ class _Reference(MoE):
 
 
 def _reference():
-    torch.manual_seed(11)
-    return _Reference(D_MODEL, D_FF, N_EXPERTS, TOP_K).double()
+    with seeded(11):
+        return _Reference(D_MODEL, D_FF, N_EXPERTS, TOP_K).double()
 
 
 def _tokens():
@@ -94,12 +95,10 @@ _module_check = ModuleCheck(
 )
 
 
+@referee(_module_check.exercise)
 def check_moe_layer(cls):
     """Exercise 3: MoELayer(d_model, d_ff, n_experts, top_k) loaded with MoE's state_dict."""
-    try:
-        layer = cls(D_MODEL, D_FF, N_EXPERTS, TOP_K) if cls is not None else None
-    except Exception:  # the module check reports it
-        layer = None
+    layer = attempt(lambda c: c(D_MODEL, D_FF, N_EXPERTS, TOP_K), cls, copies=False)   # the module check reports a failure
     if isinstance(getattr(layer, "experts", None), (list, tuple)) and layer.experts:
         return wrong(_module_check.exercise, "self.experts is a Python list, so its parameters are not "
                      "registered and the reference's weights cannot load: wrap it in nn.ModuleList.")

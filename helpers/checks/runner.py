@@ -13,21 +13,20 @@ the typical mistakes, each a wrong answer with the sentence that names it:
     )
     check_ffn_params(my_ffn_params)   # -> Feedback, printed as one line
 
-`Prediction` checks a guess the learner wrote down before running a cell.
+The learner's function gets copies of the cases; the reference and the
+mistakes get copies of their own, so nothing the learner's code changes in
+place can reach the expected answer or the next run. `Prediction` checks a
+guess the learner wrote down before running a cell.
 """
 
+import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from helpers.checks.compare import arrays
-from helpers.checks.core import (
-    MISSING,
-    attempt,
-    call_str,
-    correct,
-    not_attempted,
-    wrong,
-)
+from helpers.checks.compare import arrays, same
+from helpers.checks.core import attempt, correct, fresh, judge, not_attempted, outcome, wrong
+from helpers.checks.show import call_str, describe, one_line, plain, say, show
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,8 @@ class Mistake:
 
     `answer(*case)` gives the answer this mistake produces, or `when(got, *case)`
     recognises it directly (for a wrong shape, say). The message may use {got}
-    (the learner's answer) and {call} (the call that produced it).
+    (the learner's answer, with a format spec such as {got:,}) and {call} (the
+    call that produced it).
     """
 
     message: str
@@ -45,15 +45,24 @@ class Mistake:
 
     def matches(self, got, case, compare):
         try:
-            if self.when is not None and self.when(got, *case):
-                return True
-            return self.answer is not None and compare(got, self.answer(*case)) is None
-        except Exception:  # an answer of another kind altogether is not this mistake
+            with warnings.catch_warnings():   # probing an answer of another kind may warn: it is not this mistake
+                warnings.simplefilter("ignore")
+                if self.when is not None and self.when(got, *case):
+                    return True
+                return self.answer is not None and compare(got, self.answer(*case)) is None
+        except Exception:  # noqa: BLE001 - an answer of another kind altogether is not this mistake
             return False
 
 
-def _say(message, got, call):
-    return message.format(got=got, call=call) if "{" in message else message
+def compared(compare, got, expected):
+    """compare(got, expected), or a phrase when the comparer cannot read got at all."""
+    try:
+        with warnings.catch_warnings():   # reading an odd answer may warn; the sentence says what it is
+            warnings.simplefilter("ignore")
+            return compare(got, expected)
+    except Exception as err:  # noqa: BLE001 - an answer the comparer cannot read is described, not raised
+        return (f"returned {describe(got)}, which cannot be compared with the expected "
+                f"{describe(expected)} ({type(err).__name__}: {one_line(err, 120) or 'no message'})")
 
 
 @dataclass(frozen=True)
@@ -78,23 +87,48 @@ class Check:
     name: str = "your answer"
 
     def __call__(self, answer):
+        return judge(self.exercise, self._judge, answer)
+
+    def _judge(self, answer):
         for i, case in enumerate(self.cases):
             call = call_str(self.name, case) if callable(answer) else self.name
-            got = attempt(answer, *case)
-            if got is MISSING:
-                if i == 0:
-                    return not_attempted(self.exercise)
-                return wrong(self.exercise, f"{call} returned nothing (None).")
-            if isinstance(got, Exception):
-                return wrong(self.exercise, f"{call} raised {type(got).__name__}: {got}")
-            problem = self.compare(got, self.reference(*case))
+            got = attempt(answer, *case)   # the learner works on copies of the case
+            early = outcome(self.exercise, call, got, first=i == 0)
+            if early is not None:
+                return early
+            problem = compared(self.compare, got, self.reference(*fresh(case)))
             if problem is None:
                 continue
+            theirs = fresh(case)
             for mistake in self.mistakes:
-                if mistake.matches(got, case, self.compare):
-                    return wrong(self.exercise, _say(mistake.message, got, call))
+                if mistake.matches(got, theirs, self.compare):
+                    return wrong(self.exercise, say(mistake.message, got=got, call=call))
             return wrong(self.exercise, f"{call} {problem}.")
         return correct(self.exercise, self.success)
+
+
+def _answer(value):
+    """A guess as a plain Python value: numpy and torch scalars as numbers, arrays as lists."""
+    value = plain(value)
+    tolist = getattr(value, "tolist", None)
+    if callable(tolist) and getattr(getattr(value, "device", None), "type", "") != "meta":
+        try:
+            return tolist()
+        except Exception:  # noqa: BLE001 - an array that cannot become a list stays as it is
+            return value
+    return value
+
+
+def _choice(guess, choices):
+    """The choice the guess names (a tuple for a list, any case and spacing for a string), or None."""
+    for choice in choices:
+        if same(guess, choice):
+            return choice
+        if isinstance(guess, (list, tuple)) and isinstance(choice, (list, tuple)) and same(list(guess), list(choice)):
+            return choice
+        if isinstance(guess, str) and isinstance(choice, str) and guess.strip().casefold() == choice.casefold():
+            return choice
+    return None
 
 
 @dataclass(frozen=True)
@@ -103,7 +137,9 @@ class Prediction:
 
     With `choices`, the guess must be one of them and equal the answer; otherwise
     it is a number, right when within `rel` of the answer. `why` explains the
-    answer and is shown either way, after the guess.
+    answer and is shown either way, after the guess. percent: the answer is a
+    percentage, and a guess between 0 and 1 is read back as the fraction it
+    likely is ("you wrote 0.64: as a percent that is 64%").
     """
 
     exercise: str
@@ -113,20 +149,34 @@ class Prediction:
     variable: str = "your prediction"
     fmt: str = "{!r}"
     answer: str = "the run gives"   # where the answer comes from
+    percent: bool = False
 
     def __call__(self, guess, actual):
+        return judge(self.exercise, self._judge, guess, actual)
+
+    def _shown(self, value):
+        text = say(self.fmt, value)
+        return text if text != self.fmt else show(value)
+
+    def _judge(self, guess, actual):
         if guess is None or guess is Ellipsis:
             return not_attempted(
                 self.exercise, message=f"set {self.variable} in the exercise's cell, then run this check again.")
+        guess, actual = _answer(guess), _answer(actual)
         if self.choices is not None:
-            if guess not in self.choices:
-                return wrong(self.exercise, f"{self.variable} = {guess!r} is not one of {list(self.choices)}.")
-            right = guess == actual
+            choice = _choice(guess, self.choices)
+            if choice is None:
+                return wrong(self.exercise, f"{self.variable} = {show(guess)} is not one of {list(self.choices)}.")
+            guess, right = choice, same(choice, actual)
         else:
             if isinstance(guess, bool) or not isinstance(guess, (int, float)):
-                return wrong(self.exercise, f"{self.variable} = {guess!r}; write a number.")
+                return wrong(self.exercise, f"{self.variable} = {show(guess)}; write a number.")
+            if math.isnan(guess):
+                return wrong(self.exercise, f"{self.variable} is NaN; write a number.")
+            if self.percent and 0 < abs(guess) < 1 < abs(actual):
+                return wrong(self.exercise, f"you wrote {guess:g}: as a percent that is {100 * guess:g}%. The "
+                                            f"question asks for a percent: set {self.variable} = {100 * guess:g}, "
+                                            "then run this check again.")
             right = abs(guess - actual) <= self.rel * abs(actual)
-        said = f"you predicted {self.fmt.format(guess)}, {self.answer} {self.fmt.format(actual)}"
-        if right:
-            return correct(self.exercise, f"{said}. {self.why}")
-        return wrong(self.exercise, f"{said}. {self.why}")
+        said = f"you predicted {self._shown(guess)}, {self.answer} {self._shown(actual)}"
+        return (correct if right else wrong)(self.exercise, f"{said}. {self.why}")

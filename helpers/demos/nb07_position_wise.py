@@ -14,6 +14,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Rectangle
 
 from helpers.attention import CausalSelfAttention
+from helpers.checks.state import seeded
 from helpers.ffn import FFN
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
@@ -27,9 +28,9 @@ MAP_X = 11           # where the map starts, right of the diagram
 
 def build_layers(seed=0):
     """The three layers as functions (T, d_model) -> (T, d_model), float64."""
-    torch.manual_seed(seed)
-    attn = CausalSelfAttention(D_MODEL, n_head=1).double()
-    mlp = FFN(D_MODEL).double()
+    with seeded(seed):   # the layers' own initialisation; the learner's generator is left alone
+        attn = CausalSelfAttention(D_MODEL, n_head=1).double()
+        mlp = FFN(D_MODEL).double()
 
     def unmasked(x):
         q, k, v = attn.c_attn(x).split(D_MODEL, dim=-1)
@@ -90,8 +91,7 @@ def draw(fig, token, layer, table):
 
 
 def make():
-    torch.manual_seed(1)
-    x = torch.randn(T, D_MODEL, dtype=torch.float64)
+    x = torch.randn(T, D_MODEL, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     table = {name: changes(layer, x) for name, layer in build_layers().items()}
     controls = {
         "token": IntSlider(value=3, min=1, max=T, description="output token", continuous_update=False),

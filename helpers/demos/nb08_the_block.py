@@ -12,6 +12,7 @@ from ipywidgets import Checkbox, Dropdown, IntSlider
 from matplotlib.patches import Circle, FancyBboxPatch
 
 from helpers.block import Block, ParallelBlock, PostLNBlock
+from helpers.checks.state import seeded
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -57,8 +58,8 @@ def traces(seed=0):
         x = torch.randn(1, T, D_MODEL, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
         table = {}
         for kind, cls in KINDS.items():
-            torch.manual_seed(seed)
-            blocks = [cls(D_MODEL, N_HEAD).double() for _ in range(MAX_DEPTH)]
+            with seeded(seed):   # the blocks' own initialisation; the learner's generator is left alone
+                blocks = [cls(D_MODEL, N_HEAD).double() for _ in range(MAX_DEPTH)]
             for residual in (True, False):
                 table[kind, residual] = trace(blocks, x, residual)
     finally:

@@ -10,6 +10,7 @@ from ipywidgets import Checkbox, Dropdown
 
 from helpers import facts, kv_memory
 from helpers.capacity import one_thread
+from helpers.checks.state import kept
 from helpers.plots import COLORS, OKABE_ITO
 from helpers.widgets import LiveFigure
 
@@ -20,7 +21,8 @@ SAMPLE = {"subject": "japan", "ablate": True}
 
 @lru_cache(maxsize=1)
 def _model():
-    return kv_memory.load()
+    with kept():   # building the model draws from torch's generator before its weights load
+        return kv_memory.load()
 
 
 @lru_cache(maxsize=256)

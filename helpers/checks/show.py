@@ -1,0 +1,166 @@
+"""How a check writes the learner's values in a sentence, whatever they are.
+
+A check's message may show what the learner's code returned: a number, an
+array, a generator, a meta tensor, a string. `show(value, spec)` formats any of
+them without raising (a 1-element tensor formats like the number it holds, so
+"{got:,}" works on it); `describe(value)` says what a value is ("a float32
+tensor of shape (4, 8)") where printing it would not help; `say(message, ...)`
+fills a message's {got} and {call} with both.
+"""
+
+import inspect
+import math
+import re
+
+import numpy as np
+import torch
+
+
+def shape_str(shape):
+    """(4, 512) written the way Python prints a shape; (3,) for one dimension."""
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def plain(value):
+    """A 0-d or 1-element array or tensor, or a numpy scalar, as the Python number it holds; else value."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, torch.Tensor) and value.numel() == 1 and value.device.type != "meta":
+        return value.detach().cpu().item()
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype != object:
+        return value.item()
+    return value
+
+
+def to_numpy(value):
+    """A float64 numpy array from an array, tensor, list or number (None if impossible)."""
+    try:
+        if value is None or isinstance(value, (str, bytes, dict)) or inspect.isgenerator(value):
+            return None
+        if isinstance(value, torch.Tensor):
+            if value.device.type == "meta" or value.is_complex():
+                return None
+            return value.detach().cpu().double().numpy()
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "biuf":
+            return None
+        return arr.astype(float)
+    except Exception:  # noqa: BLE001 - whatever it is, it is not an array of numbers
+        return None
+
+
+def _article(word):
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+
+
+def describe(value, depth=0):
+    """What a value is, in a few words: 'a float32 tensor of shape (4, 8)', "'abc'", '12'."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, complex):
+        return f"the complex number {value:.4g}"
+    if isinstance(value, str):
+        text = value if len(value) <= 40 else value[:37] + "..."
+        return repr(text)
+    if isinstance(value, torch.Tensor):
+        if value.device.type == "meta":
+            return f"a tensor on the meta device, of shape {shape_str(value.shape)}, which holds no numbers"
+        return f"{_article(str(value.dtype).removeprefix('torch.'))} tensor of shape {shape_str(value.shape)}"
+    if isinstance(value, np.ndarray):
+        return f"{_article(str(value.dtype))} array of shape {shape_str(value.shape)}"
+    if inspect.isgenerator(value):
+        return "a generator (a function with `yield`, or a generator expression in parentheses)"
+    if isinstance(value, (list, tuple)):
+        kind = type(value).__name__
+        if depth > 0 or len(value) > 4:
+            return f"{_article(kind)} of {len(value)}"
+        return f"{_article(kind)} of {len(value)} ({', '.join(describe(v, depth + 1) for v in value)})"
+    if isinstance(value, dict):
+        keys = ", ".join(repr(k) for k in list(value)[:6]) + (", ..." if len(value) > 6 else "")
+        return f"a dict with keys {keys}" if value else "an empty dict"
+    if isinstance(value, torch.nn.Module):
+        return f"{_article(type(value).__name__)} module"
+    if isinstance(value, type):
+        return f"the class {value.__name__}"
+    if callable(value):
+        return f"the function {getattr(value, '__name__', type(value).__name__)}"
+    return _article(type(value).__name__)
+
+
+def _is_small(value):
+    """A value short enough to print as it is: a number, a string, a few numbers in a tuple or list."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    return (isinstance(value, (list, tuple)) and len(value) <= 8
+            and all(v is None or isinstance(v, (bool, int, float, str)) for v in value))
+
+
+def show(value, spec=""):
+    """value formatted with spec ('{:,}' style, without the braces) if it takes it, else described."""
+    value = plain(value)
+    if spec:
+        try:
+            return format(value, spec)
+        except (TypeError, ValueError):
+            pass
+    if isinstance(value, float) and math.isfinite(value):
+        return f"{value:.6g}"
+    if _is_small(value):
+        return str(value) if not isinstance(value, (list, tuple)) else repr(type(value)(plain(v) for v in value))
+    return describe(value)
+
+
+class _Shown:
+    """A value in str.format: '{got:,}' and '{got}' go through show()."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __format__(self, spec):
+        return self.value if isinstance(self.value, str) and not spec else show(self.value, spec)
+
+    def __str__(self):
+        return format(self)
+
+    def __repr__(self):
+        return repr(self.value) if _is_small(plain(self.value)) else show(self.value)
+
+
+def say(message, *args, **values):
+    """message with {got}, {call} (or {} for args) filled in safely; the message as it is if that fails."""
+    if "{" not in message:
+        return message
+    try:
+        return message.format(*(_Shown(a) for a in args), **{k: _Shown(v) for k, v in values.items()})
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return message
+
+
+def one_line(value, limit=300):
+    """str(value) on one line, at most `limit` characters ('' if str itself fails)."""
+    try:
+        text = value if isinstance(value, str) else str(value)
+    except Exception:  # noqa: BLE001 - an exception whose message cannot be written
+        return ""
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r" at 0x[0-9a-f]+", "", text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def call_str(name, args):
+    """'name(x (4, 512), 768, bias=True)': arrays shown by their shape, other values as typed."""
+    parts = []
+    for arg in args:
+        if isinstance(arg, (np.ndarray, torch.Tensor)):
+            parts.append(f"{shape_str(arg.shape)} array" if arg.ndim else repr(arg.item()))
+        elif isinstance(arg, torch.nn.Module):
+            parts.append(type(arg).__name__)
+        else:
+            parts.append(one_line(repr(arg), limit=80))
+    return f"{name}({', '.join(parts)})"

@@ -1,0 +1,208 @@
+"""No check and no demo changes the learner's state.
+
+A learner's next `torch.randn` gives the same numbers whether or not a check or a demo
+ran in between, and torch keeps the learner's default dtype, thread count and grad mode.
+Tested three ways, each naming the module that changed what:
+- importing every module of helpers.checks and helpers.demos (in a fresh process, so
+  that the import really runs);
+- calling every check (not attempted, a wrong answer, the right answer);
+- making every demo and redrawing it at its SAMPLE values.
+
+The state is snapshotted here, independently of helpers.checks.state, and set to values
+no helper would choose (a seed of 1234, three threads) so that a helper that sets its
+own is seen.
+"""
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+LEARNER_THREADS = 3
+
+
+def learner_state():
+    """The learner's global state: a seed, a thread count, a dtype and a grad mode no helper would pick."""
+    torch.manual_seed(1234)
+    np.random.seed(1234)
+    random.seed(1234)
+    torch.set_num_threads(LEARNER_THREADS)
+    torch.set_default_dtype(torch.float32)
+    torch.set_grad_enabled(True)
+
+
+def snapshot():
+    state = {
+        "torch's random state (CPU)": torch.get_rng_state().tolist(),
+        "numpy's global random state": [np.random.get_state()[1].tolist(), *np.random.get_state()[2:]],
+        "Python's random state": list(random.getstate()[1]),
+        "torch's default dtype": str(torch.get_default_dtype()),
+        "torch's thread count": torch.get_num_threads(),
+        "torch's grad mode": torch.is_grad_enabled(),
+    }
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        state["torch's random state (CUDA)"] = [s.tolist() for s in torch.cuda.get_rng_state_all()]
+    return state
+
+
+def changed(before, after):
+    return [what for what in before if before[what] != after.get(what)]
+
+
+def helper_modules():
+    """Every module of helpers.checks and helpers.demos, by import name."""
+    names = []
+    for package in ("checks", "demos"):
+        for path in sorted((ROOT / "helpers" / package).glob("*.py")):
+            names.append(f"helpers.{package}" if path.stem == "__init__" else f"helpers.{package}.{path.stem}")
+    return names
+
+
+def import_report():
+    """{module: [what its import changed]}, importing each in turn (run in a fresh process)."""
+    import importlib
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import helpers  # noqa: F401 - the package itself, before the modules under test
+
+    learner_state()
+    report = {}
+    for name in helper_modules():
+        before = snapshot()
+        importlib.import_module(name)
+        report[name] = changed(before, snapshot())
+        learner_state()
+    return report
+
+
+def test_importing_a_check_or_demo_module_changes_nothing():
+    code = "import json, test_learner_state as t; print(json.dumps(t.import_report()))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE)])}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
+                         check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert set(report) == set(helper_modules()), "every module was imported"
+    bad = {name: what for name, what in report.items() if what}
+    assert not bad, f"importing these changed the learner's state: {bad}"
+
+
+@pytest.fixture
+def learner():
+    """The learner's state before each test; torch's own settings put back after it."""
+    threads = torch.get_num_threads()
+    learner_state()
+    yield
+    torch.set_num_threads(threads)
+
+
+# ---- checks ---------------------------------------------------------------------------------------
+
+
+def _entries():
+    from check_catalog import all_entries
+    return all_entries()
+
+
+def _wrong_module(solution):
+    class Twice(solution):
+        def forward(self, x):
+            return 2 * super().forward(x)
+    return Twice
+
+
+def _wrong_guess(entry, guess):
+    choices = getattr(entry.check, "choices", None)
+    if choices is not None:
+        return next(c for c in choices if c != guess)
+    if isinstance(guess, list):
+        return guess[:1]
+    return 3 * guess + 1
+
+
+def _stub(*args):
+    """The exercise's stub."""
+    return None
+
+
+def calls(entry):
+    """(what, arguments) for the untouched stub, a wrong answer and the right one."""
+    if entry.kind == "prediction":
+        guess, actual = entry.right
+        return [("not attempted", (None, actual)), ("wrong", (_wrong_guess(entry, guess), actual)),
+                ("right", entry.right)]
+    if entry.kind == "module":
+        (solution,) = entry.right
+        return [("not attempted", (None,)), ("wrong", (_wrong_module(solution),)), ("right", entry.right)]
+
+    def learner(fn, answer):
+        return answer if callable(fn) and not isinstance(fn, type) else fn
+
+    return [("not attempted", tuple(learner(a, _stub) for a in entry.right)),
+            ("wrong", tuple(learner(a, lambda *args: 7919) for a in entry.right)),
+            ("right", entry.right)]
+
+
+@pytest.mark.parametrize("module", sorted({e.module for e in _entries()}))
+def test_calling_a_check_changes_nothing(module, learner):
+    for entry in [e for e in _entries() if e.module == module]:
+        for what, args in calls(entry):
+            before = snapshot()
+            fb = entry.check(*args)
+            after = snapshot()
+            assert not changed(before, after), \
+                f"{entry.id} with {what} answer changed {changed(before, after)}"
+            expected = {"not attempted": "not attempted", "right": "correct"}.get(what, "wrong")
+            assert fb.status == expected, f"{entry.id} with the {what} answer: {fb}"
+
+
+# ---- demos ----------------------------------------------------------------------------------------
+
+
+def _demo_names():
+    from helpers import demos
+    return list(demos.DEMOS)
+
+
+@pytest.mark.parametrize("name", _demo_names())
+def test_making_and_redrawing_a_demo_changes_nothing(name, learner):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers import demos
+
+    module = demos.load(name)
+    before = snapshot()
+    demo = module.make()
+    after_make = snapshot()
+    assert not changed(before, after_make), f"{module.__name__}.make() changed {changed(before, after_make)}"
+    demo.render(**module.SAMPLE)
+    after_redraw = snapshot()
+    assert not changed(before, after_redraw), \
+        f"{module.__name__}: a redraw at SAMPLE changed {changed(before, after_redraw)}"
+
+
+def test_the_snapshot_sees_each_change(learner):
+    """The test above can fail: each kind of change a helper could make shows in the snapshot."""
+    learner_state()
+    for what, change in [("torch's random state (CPU)", lambda: torch.manual_seed(0)),
+                         ("torch's random state (CPU)", lambda: torch.randn(1)),
+                         ("numpy's global random state", lambda: np.random.rand()),
+                         ("Python's random state", lambda: random.random()),
+                         ("torch's default dtype", lambda: torch.set_default_dtype(torch.float64)),
+                         ("torch's thread count", lambda: torch.set_num_threads(1)),
+                         ("torch's grad mode", lambda: torch.set_grad_enabled(False))]:
+        before = snapshot()
+        change()
+        assert what in changed(before, snapshot()), what
+        learner_state()
