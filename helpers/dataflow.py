@@ -3,12 +3,14 @@
 `gated_mlp(ax, d_model, d_ff)` draws the gated MLP (SwiGLU) of notebook 05: x goes to
 gate_proj and up_proj side by side, SiLU on the gate, the entry-by-entry product, then
 down_proj; with fused=True gate and up are one gate_up_proj followed by a split.
+`moe_routing` draws notebook 11's router and experts for a few tokens; `kv_lookup` and `kv_edit`
+draw notebook 12's MLP as a key-value memory and ROME's edit of it.
 """
 
 from matplotlib.patches import FancyBboxPatch
 
 from helpers import validate
-from helpers.plots import COLORS, NEUTRAL
+from helpers.plots import COLORS, NEUTRAL, OKABE_ITO
 
 BOX_W, BOX_H = 1.9, 0.9
 
@@ -71,4 +73,115 @@ def gated_mlp(ax, d_model, d_ff, fused=False):
     ax.set_xlim(-0.2, 12.1)
     ax.set_ylim(0.0, 3.3)
     ax.set_aspect("equal")
+    ax.axis("off")
+
+
+TOKEN_COLORS = [OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish_green"], OKABE_ITO["reddish_purple"]]
+TOKEN_STYLES = ["-", "--", "-.", ":"]
+
+
+def _free_spot(start, end, placed, apart=(0.55, 0.3)):
+    """A point along start -> end (as near the end as it can) that keeps a label clear of those placed."""
+    for f in (0.75, 0.6, 0.45, 0.88, 0.3):
+        x, y = start[0] + f * (end[0] - start[0]), start[1] + f * (end[1] - start[1])
+        if all(abs(x - px) > apart[0] or abs(y - py) > apart[1] for px, py in placed):
+            return x, y
+    return start[0] + 0.75 * (end[0] - start[0]), start[1] + 0.75 * (end[1] - start[1])
+
+
+def moe_routing(ax, chosen, weights, n_experts):
+    """Draw tokens -> router -> their top-k experts -> weighted sum, for up to 4 tokens (axes turned off).
+
+    chosen: (n_tokens, k) expert ids, weights: (n_tokens, k) their router weights (lists or tensors).
+    """
+    validate.positive_int(n_experts, "n_experts")
+    chosen = [[int(e) for e in row] for row in chosen]
+    weights = [[float(w) for w in row] for row in weights]
+    n = len(chosen)
+    if not 1 <= n <= len(TOKEN_COLORS) or len(weights) != n:
+        raise ValueError(f"chosen and weights must hold 1 to {len(TOKEN_COLORS)} tokens each, got {n} and {len(weights)}")
+    top, bottom = 4.8, 0.4
+    token_y = [top - (i + 0.5) * (top - bottom) / n for i in range(n)]
+    expert_y = [top - (e + 0.5) * (top - bottom) / n_experts for e in range(n_experts)]
+    used = {e for row in chosen for e in row}
+    for t, y in enumerate(token_y):
+        box(ax, 0.8, y, f"token {t}\nx (d_model)", "white", width=1.4, height=0.8)
+        arrow(ax, (1.5, y), (2.3, y))
+    box(ax, 3.05, (top + bottom) / 2, "router\n(d_model\n-> E\nscores)\n\ntop k,\nsoftmax\nover k",
+        COLORS["embedding"], width=1.5, height=top - bottom)
+    for e, y in enumerate(expert_y):
+        idle = e not in used
+        box(ax, 7.0, y, f"expert {e}" + (" (idle)" if idle else ""), "white" if idle else COLORS["mlp"],
+            width=1.7, height=0.8 * (top - bottom) / n_experts)
+    placed = []   # where the weight labels went, so that none hides another
+    for t, (ty, row, ws) in enumerate(zip(token_y, chosen, weights, strict=True)):
+        color, style = TOKEN_COLORS[t], TOKEN_STYLES[t]
+        for e, w in zip(row, ws, strict=True):
+            ey = expert_y[e]
+            ax.annotate("", xy=(6.15, ey), xytext=(3.8, ty),
+                        arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.4, "ls": style})
+            ax.plot([7.85, 9.45], [ey, ty], color=color, lw=1.4, ls=style)
+            spot = _free_spot((3.8, ty), (6.15, ey), placed)
+            placed.append(spot)
+            ax.text(*spot, f"{w:.2f}", color=color, ha="center", va="center", fontsize=9, fontweight="bold",
+                    bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none"})
+        ax.text(9.75, ty, "\u03a3", ha="center", va="center", fontsize=16)
+        arrow(ax, (10.05, ty), (10.6, ty))
+        ax.text(11.3, ty, f"out {t}\nsum of w x\nexpert(x)", ha="center", va="center", fontsize=9)
+    ax.set_xlim(0.0, 12.1)
+    ax.set_ylim(0.2, 5.0)
+    ax.axis("off")
+
+
+def kv_lookup(ax, neurons):
+    """Draw one MLP as a key-value memory: x -> keys (rows of c_fc) -> h = GELU -> values (columns of
+    c_proj) -> sum of h_i v_i. neurons: up to 4 rows (neuron id, activation h_i, word its value promotes)."""
+    rows = list(neurons)
+    if not 1 <= len(rows) <= 4:
+        raise ValueError(f"neurons must hold 1 to 4 (id, h, word) rows, got {len(rows)}")
+    ys = [3.4 - 0.95 * i for i in range(len(rows))]
+    mid = (ys[0] + ys[-1]) / 2
+    ax.text(0.55, mid, "ln_2(x)\n(d_model)\nthe\nnormalised\nresidual", ha="center", va="center", fontsize=10)
+    for (i, h, word), y in zip(rows, ys, strict=True):
+        line(ax, [1.15, 1.5, 1.5], [mid, mid, y])
+        arrow(ax, (1.5, y), (1.9, y))
+        box(ax, 2.9, y, f"key {i}\nrow {i} of c_fc", COLORS["embedding"], width=2.0, height=0.75)
+        arrow(ax, (3.9, y), (4.75, y))
+        ax.text(5.45, y, f"h = {h:.2f}", ha="center", va="center", fontsize=10)
+        arrow(ax, (6.15, y), (6.6, y))
+        box(ax, 7.95, y, f"value {i}\ncolumn {i} of c_proj\npromotes {word}", COLORS["mlp"], width=2.7,
+            height=0.8)
+        line(ax, [9.3, 9.7, 9.7], [y, y, mid])
+    ax.text(4.3, ys[0] + 0.45, "k_i . x", ha="center", va="bottom", fontsize=9)
+    ax.text(5.45, ys[0] + 0.45, "GELU", ha="center", va="bottom", fontsize=9)
+    ax.text(9.8, mid, "\u03a3", ha="left", va="center", fontsize=16)
+    arrow(ax, (10.2, mid), (10.6, mid))
+    ax.text(11.4, mid, "sum of\nh_i x value i\n(d_model)", ha="center", va="center", fontsize=10)
+    ax.set_xlim(0.0, 12.3)
+    ax.set_ylim(ys[-1] - 0.6, ys[0] + 1.0)
+    ax.axis("off")
+
+
+def kv_edit(ax, subject, old, new):
+    """Draw ROME's edit: the subject's key k* used to give the value for `old`; after W' = W + update,
+    k* gives v* (`new`), and a key the update is C^-1-orthogonal to keeps its value."""
+    for name, word in [("subject", subject), ("old", old), ("new", new)]:
+        validate.instance_of(word, name, str, "(a word)")
+    box(ax, 1.4, 2.4, f"k*\nthe key of\n'{subject}'", COLORS["embedding"], width=2.0, height=1.1)
+    box(ax, 1.4, 0.6, "another key k\nk^T C^-1 k* = 0", COLORS["embedding"], width=2.3, height=0.9)
+    box(ax, 4.6, 2.4, "W (before)", "white", width=1.6, height=0.8)
+    box(ax, 4.6, 0.6, "W' = W + the\nrank-one update", "white", width=2.2, height=0.9)
+    arrow(ax, (2.4, 2.4), (3.8, 2.4))
+    ax.text(8.3, 2.4, f"W k* + b = v0: says {old}", ha="left", va="center", fontsize=10)
+    arrow(ax, (5.4, 2.4), (8.2, 2.4))
+    line(ax, [2.4, 3.0, 3.0], [2.1, 2.1, 0.9])
+    arrow(ax, (3.0, 0.9), (3.5, 0.9))
+    arrow(ax, (2.55, 0.45), (3.5, 0.45))
+    arrow(ax, (5.7, 0.9), (8.2, 1.2))
+    ax.text(8.3, 1.25, f"W' k* + b = v*: says {new}", ha="left", va="center", fontsize=10,
+            fontweight="bold")
+    arrow(ax, (5.7, 0.4), (8.2, 0.3))
+    ax.text(8.3, 0.3, "W' k = W k: unchanged", ha="left", va="center", fontsize=10)
+    ax.set_xlim(0.0, 12.0)
+    ax.set_ylim(-0.1, 3.2)
     ax.axis("off")

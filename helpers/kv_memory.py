@@ -97,6 +97,39 @@ def _shape_kept(module, hook):
     return checked
 
 
+def subject_noise(model, prompts, scale=3.0, seed=0):
+    """(N, d_model) Gaussian noise for each prompt's subject: `scale` times the std of the subjects'
+    embeddings (ROME's causal tracing uses 3), from its own generator (the global one is left alone)."""
+    validate.instance_of(prompts, "prompts", Prompts, "(from make_prompts)")
+    validate.positive_number(scale, "scale")
+    validate.non_negative_int(seed, "seed")
+    subjects = prompts.idx[torch.arange(len(prompts.last)), prompts.subject]
+    std = model.wte.weight.detach()[subjects].std().item()
+    generator = torch.Generator().manual_seed(seed)
+    return scale * std * torch.randn(len(subjects), model.config.d_model, generator=generator)
+
+
+_THREADS_BEFORE = []   # torch's thread count before use_one_thread(), until restore_threads()
+
+
+def use_one_thread():
+    """Put torch on one CPU thread until restore_threads(); calling it again keeps the first count to restore.
+
+    Notebook 12 calls it at its start and restore_threads() at its end: this model's matmuls are tiny,
+    a second thread costs more to wake than it saves, and on a busy machine two threads wait for each
+    other (ten times slower, measured). helpers.capacity.one_thread does the same for a `with` block.
+    """
+    if not _THREADS_BEFORE:
+        _THREADS_BEFORE.append(torch.get_num_threads())
+    torch.set_num_threads(1)
+
+
+def restore_threads():
+    """Give torch back the thread count it had before use_one_thread() (nothing to do if it was not called)."""
+    if _THREADS_BEFORE:
+        torch.set_num_threads(_THREADS_BEFORE.pop())
+
+
 def neuron_contributions(model, prompts, layer):
     """(N, d_ff): activation x value vector . unembedding of the answer, at each prompt's last word.
 
@@ -124,6 +157,36 @@ def neuron_contributions(model, prompts, layer):
         W_centred = W - W.mean(0, keepdim=True)
         u = model.lm_head.weight[prompts.answer] * model.ln_f.weight         # (N, d_model)
         return seen["h"][rows, prompts.last] * (u @ W_centred) / s[:, None]
+
+
+def rome_update(W, keys, values, C):
+    """ROME's edit (Meng et al. 2022, eq. 2): the W' nearest W, in C's metric, with W' keys = values.
+
+    W: (d_model, d_ff), a down-projection's weight. keys: (d_ff,) one key k*, or (d_ff, r) r keys
+    as columns. values: (d_model,) or (d_model, r), what W' must map them to (a bias, if the layer
+    has one, subtracted first). C: (d_ff, d_ff), the keys' uncentred covariance E[k k^T].
+    Returns the new W (W is not changed). With one key it is the rank-one update
+        W' = W + (v* - W k*) (C^-1 k*)^T / (k*^T C^-1 k*);
+    with r keys, W' = W + (V - W K) (K^T C^-1 K)^-1 (C^-1 K)^T, which meets all r at once.
+    """
+    for name, x in [("W", W), ("keys", keys), ("values", values), ("C", C)]:
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+            raise TypeError(f"{name} must be a floating-point torch tensor, got {type(x).__name__}"
+                            + (f" of dtype {x.dtype}" if isinstance(x, torch.Tensor) else ""))
+    validate.ndim(W, "W", 2)
+    validate.ndim(keys, "keys", (1, 2))
+    validate.ndim(values, "values", (1, 2))
+    validate.ndim(C, "C", 2)
+    K = keys[:, None] if keys.ndim == 1 else keys                     # (d_ff, r)
+    V = values[:, None] if values.ndim == 1 else values               # (d_model, r)
+    d_model, d_ff = W.shape
+    if K.shape[0] != d_ff or C.shape != (d_ff, d_ff) or V.shape != (d_model, K.shape[1]):
+        raise ValueError(f"W is (d_model, d_ff) = {tuple(W.shape)}, so keys must be ({d_ff},) or ({d_ff}, r), "
+                         f"values ({d_model},) or ({d_model}, r) and C ({d_ff}, {d_ff}); got keys "
+                         f"{tuple(keys.shape)}, values {tuple(values.shape)}, C {tuple(C.shape)}")
+    C_inv_K = torch.linalg.solve(C, K)                              # C^-1 K, without forming C^-1
+    residual = V - W @ K                                            # what each key still lacks
+    return W + residual @ torch.linalg.solve(K.T @ C_inv_K, C_inv_K.T)
 
 
 class Vocab:
@@ -158,6 +221,11 @@ class Prompts:
     answer: torch.Tensor    # id of the correct capital
     fact: torch.Tensor      # row of facts.FACTS
     template: list
+
+    def to(self, device):
+        """The same prompts with every tensor on `device` (the model's), as nn.Module.to moves weights."""
+        return Prompts(self.idx.to(device), self.last.to(device), self.subject.to(device),
+                       self.answer.to(device), self.fact.to(device), self.template)
 
 
 def make_prompts(vocab, templates, fact_rows=None, answers=None):
@@ -201,7 +269,8 @@ def answer_logits(logits, prompts):
     if logits.shape[0] != len(prompts.last):
         raise ValueError(f"logits has {logits.shape[0]} rows but prompts holds {len(prompts.last)} prompts: "
                          "pass the logits of model(prompts.idx)")
-    return logits[torch.arange(len(prompts.last)), prompts.last]
+    rows = torch.arange(len(prompts.last), device=logits.device)
+    return logits[rows, prompts.last.to(logits.device)]
 
 
 def accuracy(model, prompts):
@@ -230,8 +299,9 @@ def freeze_all_but_mlps_and_routing(model):
         block.attn.c_proj.requires_grad_(False)
         keep = torch.ones(3 * d_model, 1)
         keep[2 * d_model:] = 0                          # rows of c_attn that make V
-        block.attn.c_attn.weight.register_hook(lambda g, keep=keep: g * keep)
-        block.attn.c_attn.bias.register_hook(lambda g, keep=keep[:, 0]: g * keep)
+        # keep follows the gradient's device, so a model moved to a GPU after this still trains
+        block.attn.c_attn.weight.register_hook(lambda g, keep=keep: g * keep.to(g.device))
+        block.attn.c_attn.bias.register_hook(lambda g, keep=keep[:, 0]: g * keep.to(g.device))
 
 
 def train(config=None, steps=400, lr=5e-3, seed=0, log_every=0):

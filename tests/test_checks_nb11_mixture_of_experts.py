@@ -5,10 +5,24 @@ from torch import nn
 
 from helpers.checks import nb11_mixture_of_experts as checks
 from helpers.gated import GatedMLP
+from helpers.moe import MoE
+
+WEIGHTS = {
+    "softmax-top-k": lambda lg, top, ids: top.softmax(-1),
+    "raw": lambda lg, top, ids: top,
+    "ones": lambda lg, top, ids: torch.ones_like(top),
+    "softmax-all": lambda lg, top, ids: lg.softmax(-1).gather(1, ids),
+    "softmax-tokens": lambda lg, top, ids: top.softmax(0),
+    "sigmoid": lambda lg, top, ids: top.sigmoid(),
+    "double-softmax": lambda lg, top, ids: lg.softmax(-1).gather(1, ids).softmax(-1),
+    "renormalised-all": lambda lg, top, ids: (p := lg.softmax(-1).gather(1, ids)) / p.sum(-1, keepdim=True),
+}
 
 
 def make_layer(weights="softmax-top-k", k_used=None, as_list=False, router_bias=False, tuple_out=False,
-               router_name="router"):
+               router_name="router", dispatch="sorted", sort="argsort", assign="index_add", tokens_by="repeat_interleave",
+               unsorted=()):
+    """A learner's MoELayer: right by default, with one typical slip when asked."""
     class MoELayer(nn.Module):
         def __init__(self, d_model, d_ff, n_experts, top_k):
             super().__init__()
@@ -20,19 +34,46 @@ def make_layer(weights="softmax-top-k", k_used=None, as_list=False, router_bias=
         def forward(self, x):
             logits = getattr(self, router_name)(x)
             top, ids = logits.topk(self.top_k, dim=-1)
-            w = {"softmax-top-k": lambda: top.softmax(-1), "raw": lambda: top, "ones": lambda: torch.ones_like(top),
-                 "softmax-all": lambda: logits.softmax(-1).gather(1, ids)}[weights]()
+            w = WEIGHTS[weights](logits, top, ids)
             k = k_used or self.top_k
-            slots_expert = ids[:, :k].flatten()                    # sorted dispatch
-            slots_token = torch.arange(len(x)).repeat_interleave(k)
-            slots_weight = w[:, :k].flatten()
-            order = slots_expert.argsort(stable=True)
-            counts = torch.bincount(slots_expert, minlength=len(self.experts)).tolist()
             out = torch.zeros_like(x)
-            for e, group in enumerate(order.split(counts)):
-                if len(group):
-                    tokens = slots_token[group]
-                    out.index_add_(0, tokens, slots_weight[group, None] * self.experts[e](x[tokens]))
+            if dispatch == "per-token":
+                for t in range(len(x)):
+                    for s in range(k):
+                        out[t] += w[t, s] * self.experts[int(ids[t, s])](x[t:t + 1])[0]
+            elif dispatch == "dense":
+                gates = torch.zeros_like(logits).scatter(1, ids[:, :k], w[:, :k])
+                for e, expert in enumerate(self.experts):
+                    out += gates[:, e:e + 1] * expert(x)
+            elif dispatch == "where":
+                for e, expert in enumerate(self.experts):
+                    token, slot = torch.where(ids[:, :k] == e)
+                    out.index_add_(0, token, w[token, slot, None] * expert(x[token]))
+            else:
+                slots_expert = ids[:, :k].flatten()                    # sorted dispatch
+                n = len(x)
+                slots_token = (torch.arange(n).repeat(k) if tokens_by == "repeat"
+                               else torch.arange(n).repeat_interleave(k))
+                slots_weight = w[:, :k].flatten()
+                order = (slots_expert.sort(stable=True).indices if sort == "sort"
+                         else torch.argsort(slots_expert) if sort == "torch.argsort"
+                         else slots_expert.argsort(stable=True))
+                counts = torch.bincount(slots_expert, minlength=len(self.experts)).tolist()
+                start = 0
+                for e, group in enumerate(order.split(counts)):
+                    place = torch.arange(start, start + len(group))
+                    start += len(group)
+                    if not len(group):
+                        continue
+                    tokens = slots_token[place if "tokens" in unsorted else group]
+                    weight = slots_weight[place if "weights" in unsorted else group]
+                    y = weight[:, None] * self.experts[e](x[tokens])
+                    if assign == "=":
+                        out[tokens] = y
+                    elif assign == "+=":
+                        out[tokens] += y
+                    else:
+                        out.index_add_(0, tokens, y)
             return (out, None) if tuple_out else out
 
     return MoELayer
@@ -53,9 +94,11 @@ def test_not_attempted():
         assert fb.status == "not attempted" and "not attempted yet" in str(fb) and "Hint" not in str(fb)
 
 
-def test_a_sorted_dispatch_layer_is_correct():
-    fb = checks.check_moe_layer(make_layer())
-    assert fb and str(fb).startswith("[correct] Exercise 3"), fb
+def test_sorted_dispatch_layers_are_correct():
+    for cls in (make_layer(), make_layer(sort="sort"), make_layer(sort="torch.argsort"), make_layer(assign="+="),
+                make_layer(weights="renormalised-all")):
+        fb = checks.check_moe_layer(cls)
+        assert fb and str(fb).startswith("[correct] Exercise 3"), fb
 
 
 def test_moe_layer_mistakes_are_named():
@@ -63,6 +106,14 @@ def test_moe_layer_mistakes_are_named():
         (make_layer(weights="ones"), "without weights"),
         (make_layer(weights="raw"), "raw router logits"),
         (make_layer(weights="softmax-all"), "not renormalised"),
+        (make_layer(weights="softmax-tokens"), "softmax ran over the tokens"),
+        (make_layer(weights="sigmoid"), "sigmoid(logit)"),
+        (make_layer(weights="double-softmax"), "two softmaxes"),
+        (make_layer(assign="="), "overwrites"),
+        (make_layer(unsorted=("tokens", "weights")), "unsorted order"),
+        (make_layer(unsorted=("weights",)), "unsorted order"),
+        (make_layer(unsorted=("tokens",)), "unsorted order"),
+        (make_layer(tokens_by="repeat"), "repeat_interleave(k), not .repeat(k)"),
         (make_layer(k_used=1), "only each token's first choice"),
         (make_layer(tuple_out=True), "returns a tuple"),
         (make_layer(as_list=True), "nn.ModuleList"),
@@ -75,20 +126,67 @@ def test_moe_layer_mistakes_are_named():
         assert words in fb.message, (words, fb.message)
 
 
+def test_the_dispatch_itself_is_checked():
+    # Right outputs, but not the sorted dispatch the exercise asks for: each is named.
+    cases = [(make_layer(dispatch="per-token"), "a loop over tokens"),
+             (make_layer(dispatch="dense"), "every token went through every expert"),
+             (make_layer(dispatch="where"), "nothing was sorted")]
+    for cls, words in cases:
+        fb = checks.check_moe_layer(cls)
+        assert not fb and fb.message.startswith("your layer's output is right;") and words in fb.message, (words, fb)
+
+
+def test_a_subclass_of_the_reference_is_refused():
+    class MoELayer(MoE):
+        def forward(self, x):
+            return super().forward(x)[0]
+
+    fb = checks.check_moe_layer(MoELayer)
+    assert not fb and "subclasses helpers.moe.MoE" in fb.message
+
+
+def test_checks_leave_the_global_generator_alone():
+    state = torch.random.get_rng_state()
+    checks.check_moe_layer(make_layer())
+    checks.check_capacity(checks.within_capacity)
+    assert torch.equal(torch.random.get_rng_state(), state)
+
+
 def test_capacity():
     assert checks.check_capacity(checks.within_capacity)
     loop_answer = _loop_within_capacity
     assert checks.check_capacity(loop_answer), checks.check_capacity(loop_answer)
+    assert checks.check_capacity(_keeps_the_layout_with_argsort)
     cases = [
         (lambda e, n, c: checks.within_capacity(e, n, c + 1), "one assignment too many"),
         (lambda e, n, c: checks.within_capacity(e.T.contiguous(), n, c).T, "GShard"),
         (lambda e, n, c: checks.within_capacity(e.flip(0, 1), n, c).flip(0, 1), "last assignments"),
         (lambda e, n, c: (torch.arange(e.numel()) < c).view_as(e), "all experts together"),
         (lambda e, n, c: torch.bincount(e.flatten(), minlength=n), "bool tensor"),
+        (lambda e, n, c: checks.within_capacity(e.sort(dim=-1).values, n, c), "experts sorted"),
+        (lambda e, n, c: checks.within_capacity(e.flatten().sort().values.view_as(e), n, c), "experts sorted"),
+        (_sorts_in_place, "in place"),
     ]
     for fn, words in cases:
         fb = checks.check_capacity(fn)
         assert not fb and words in fb.message, (words, fb.message)
+
+
+def _sorts_in_place(experts, n_experts, capacity):
+    """Sorts each row of the caller's table in place, then masks the sorted table."""
+    experts.copy_(experts.sort(dim=-1).values)
+    return checks.within_capacity(experts, n_experts, capacity)
+
+
+def _keeps_the_layout_with_argsort(experts, n_experts, capacity):
+    """Groups by expert with a stable argsort of a copy, then puts the answer back in place."""
+    flat = experts.flatten()
+    order = flat.argsort(stable=True)
+    counts = torch.bincount(flat, minlength=n_experts)
+    starts = torch.cumsum(counts, 0) - counts
+    place = torch.empty_like(flat)
+    place[order] = torch.arange(len(flat)) - starts[flat[order]]
+    return (place < capacity).view_as(experts)
 
 
 def _loop_within_capacity(experts, n_experts, capacity):

@@ -1,18 +1,30 @@
 """Notebook 12's checks accept a right answer and name typical mistakes."""
 
+import pytest
 import torch
 
+from helpers import kv_memory
 from helpers.checks import nb12_kv_memory_editing as checks
 
 
-def hook_maker(edit, give_back=True):
-    """ablate(neurons) -> hook that applies edit(output, neurons) to a copy, and returns it or not."""
-    def ablate(neurons):
+def run_with(module_of, edit, remove=True, give_back=True):
+    """ablated_logits(model, idx, neurons): a hook on module_of(model) applying edit(output, neurons)."""
+    def ablated_logits(model, idx, neurons):
         def hook(module, inputs, output):
             changed = edit(output.clone(), neurons)
             return changed if give_back else None
-        return hook
-    return ablate
+        handle = module_of(model).register_forward_hook(hook)
+        try:
+            with torch.no_grad():
+                return model(idx)
+        finally:
+            if remove:
+                handle.remove()
+    return ablated_logits
+
+
+def act(model):
+    return model.blocks[1].mlp.act
 
 
 def zero(output, neurons):
@@ -26,22 +38,29 @@ def zero_with_a_mask(output, neurons):
     return output * keep
 
 
-def ablate_in_place(neurons):
+def in_place(model, idx, neurons):
     def hook(module, inputs, output):
         output[..., neurons] = 0.0
-    return hook
+    with torch.no_grad(), kv_memory.hooks({act(model): hook}):
+        return model(idx)
+
+
+def zero_before_gelu(model, idx, neurons):
+    """GELU(0) = 0: zeroing the up-projection's output is the same ablation."""
+    return run_with(lambda m: m.blocks[1].mlp.c_fc, zero)(model, idx, neurons)
 
 
 def test_not_attempted():
-    for fb in [checks.check_ablation_hook(None), checks.check_ablation_hook(lambda n: None),
-               checks.check_edit_many(None), checks.check_edit_many(lambda *a: None),
+    for fb in [checks.check_ablation(None), checks.check_ablation(lambda m, i, n: None),
+               checks.check_tracing(None), checks.check_tracing(lambda *a: None),
+               checks.check_memit(None), checks.check_memit(lambda *a: None),
                checks.check_ablation_guess(None, "B")]:
         assert fb.status == "not attempted" and "not attempted yet" in str(fb) and "Hint" not in str(fb)
 
 
 def test_ablation_hooks_are_correct():
-    for fn in (hook_maker(zero), hook_maker(zero_with_a_mask), ablate_in_place):
-        fb = checks.check_ablation_hook(fn)
+    for fn in (run_with(act, zero), run_with(act, zero_with_a_mask), in_place, zero_before_gelu):
+        fb = checks.check_ablation(fn)
         assert fb and str(fb).startswith("[correct] Exercise 1"), fb
 
 
@@ -53,38 +72,132 @@ def test_ablation_mistakes_are_named():
         output[:, neurons] = 0.0
         return output
 
-    cases = [(hook_maker(zero, give_back=False), "changed nothing"),
-             (hook_maker(lambda out, n: out * 0), "every neuron"),
-             (hook_maker(keep_only_the_chosen), "other way round"),
-             (hook_maker(wrong_dimension), "last dimension"),
-             (lambda n: 3, "not a hook function")]
+    def last_only(output, neurons):
+        output[:, -1, neurons] = 0.0
+        return output
+
+    def edits_the_weights(model, idx, neurons):
+        with torch.no_grad():
+            model.blocks[1].mlp.c_proj.weight[:, neurons] = 0.0
+            return model(idx)
+
+    cases = [(run_with(act, zero, give_back=False), "changed nothing"),
+             (run_with(act, lambda out, n: out * 0), "every neuron"),
+             (run_with(act, keep_only_the_chosen), "other way round"),
+             (run_with(act, wrong_dimension), "last dimension"),
+             (run_with(act, last_only), "last position only"),
+             (run_with(lambda m: m.blocks[0].mlp.act, zero), "MLP 0's neurons"),
+             (run_with(lambda m: m.blocks[1].mlp, zero), "d_model = 64 entries"),
+             (run_with(lambda m: m.blocks[1].mlp.c_proj, zero), "d_model = 64 entries"),
+             (run_with(lambda m: m.blocks[1], zero), "d_model = 64 entries"),
+             (run_with(act, zero, remove=False), "left a hook registered on blocks.1.mlp.act"),
+             (edits_the_weights, "changed the model's weights"),
+             (lambda m, i, n: 3, "ablated_logits")]
     for fn, words in cases:
-        fb = checks.check_ablation_hook(fn)
+        fb = checks.check_ablation(fn)
         assert not fb and words in fb.message, (words, fb.message)
 
 
-def test_edit_many():
-    assert checks.check_edit_many(checks.edit_many)
+def trace(model, prompts, noise, layer, position):
+    """The notebook's solution: a clean run saves the MLP output; a corrupted run restores one word of it."""
+    rows = torch.arange(len(prompts.last))
+    seen = {}
 
-    def in_place(W, K, V, C):
-        W += checks.edit_many(W, K, V, C) - W
+    def save(module, inputs, output):
+        seen["clean"] = output
+
+    def corrupt(module, inputs, output):
+        output = output.clone()
+        output[rows, prompts.subject] += noise
+        return output
+
+    def restore(module, inputs, output):
+        output = output.clone()
+        output[:, position] = seen["clean"][:, position]
+        return output
+
+    with torch.no_grad():
+        with kv_memory.hooks({model.blocks[layer].mlp: save}):
+            model(prompts.idx)
+        with kv_memory.hooks({model.wte: corrupt, model.blocks[layer].mlp: restore}):
+            logits = kv_memory.answer_logits(model(prompts.idx), prompts)
+    return logits.softmax(-1)[rows, prompts.answer].mean()
+
+
+def test_tracing_is_correct_and_says_what_it_found():
+    fb = checks.check_tracing(trace)
+    assert fb and str(fb).startswith("[correct] Exercise 3"), fb
+    assert "restoring MLP 1 at the last word brings it back" in fb.message
+
+
+def test_tracing_mistakes_are_named():
+    def leaves_a_hook(model, prompts, noise, layer, position):
+        p = trace(model, prompts, noise, layer, position)
+        model.wte.register_forward_hook(lambda m, i, o: None)
+        return p
+
+    cases = [(checks._traced(corrupt=False), "not corrupted"),
+             (checks._traced(restore=False), "nothing was restored"),
+             (checks._traced(clean_from_noisy=True), "nothing was restored"),
+             (checks._traced(all_positions=True), "at every word"),
+             (checks._traced(everywhere=True), "onto every word"),
+             (checks._traced(top=True), "top word"),
+             (leaves_a_hook, "left a hook registered on wte"),
+             (lambda *a: "0.5", "trace_mlp(0, 3)")]
+    for fn, words in cases:
+        fb = checks.check_tracing(fn)
+        assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_tracing_finds_the_late_site_and_the_subject_site():
+    model, _, _ = checks._shipped()
+    prompts, noise = checks._tracing_case()
+    p_noisy = checks._traced(restore=False)(model, prompts, noise, 0, 0)
+    table = {(layer, pos): checks.trace_mlp(model, prompts, noise, layer, pos) for layer in (0, 1) for pos in range(5)}
+    for pos in range(3):                      # words before the subject: the noise has not reached them
+        assert table[0, pos] == pytest.approx(p_noisy, abs=1e-6) and table[1, pos] == pytest.approx(p_noisy, abs=1e-6)
+    assert table[1, 4] > 0.5 > 2 * table[0, 3] > 2 * (2 * p_noisy)
+
+
+def test_memit():
+    assert checks.check_memit(checks.memit_update)
+
+    def changes_its_inputs(W, K, V, C, lam):
+        W += checks.memit_update(W, K, V, C, lam) - W
         return W
 
-    assert checks.check_edit_many(in_place)
-    cases = [(checks._one_after_another, "one rank-one edit after another"),
-             (checks._without_C, "key covariance C"), (checks._adds_V, "not V itself"),
-             (lambda W, K, V, C: checks.edit_many(W, K, V, C).T, "has shape (8, 5)")]
+    assert checks.check_memit(changes_its_inputs)
+    cases = [(lambda W, K, V, C, lam: kv_memory.rome_update(W, K, V, C), "hard-constrained"),
+             (lambda W, K, V, C, lam: W + (V - W @ K) @ K.T @ (lam * C + K @ K.T), "instead of by its inverse"),
+             (checks._one_after_another, "one edit after another"),
+             (lambda W, K, V, C, lam: checks.memit_update(W, K, V, C, 1.0), "lam was left out"),
+             (lambda W, K, V, C, lam: W + (V - W @ K) @ torch.linalg.solve(C + lam * K @ K.T, K).T, "weights C"),
+             (lambda W, K, V, C, lam: checks.memit_update(W, K, V + W @ K, C, lam), "adds V itself"),
+             (lambda W, K, V, C, lam: checks.memit_update(W, K, V, torch.eye(len(C), dtype=C.dtype), lam),
+              "covariance C was left out"),
+             (lambda W, K, V, C, lam: checks.memit_update(W, K, V, C, lam).T, "has shape (8, 5)")]
     for fn, words in cases:
-        fb = checks.check_edit_many(fn)
+        fb = checks.check_memit(fn)
         assert not fb and words in fb.message, (words, fb.message)
 
 
-def test_rank_one_is_the_r_equals_1_case():
-    W, K, V, C = checks._edit_case(4, 1)
+def test_memit_tends_to_the_hard_constrained_edit_as_lam_goes_to_zero():
+    W, K, V, C, _ = checks._edit_case(4, 3, 1.0)
+    hard = kv_memory.rome_update(W, K, V, C)
+    gaps = [(checks.memit_update(W, K, V, C, lam) - hard).abs().max().item() for lam in (1.0, 1e-3, 1e-6)]
+    assert gaps[0] > 1e-2 and gaps[2] < 1e-4 and gaps[0] > gaps[1] > gaps[2]
+    # ... and a larger lam meets the new facts less exactly.
+    errors = [(checks.memit_update(W, K, V, C, lam) @ K - V).norm().item() for lam in (0.1, 1.0, 10.0)]
+    assert errors[0] < errors[1] < errors[2]
+
+
+def test_rome_update_is_the_rank_one_edit_for_one_key():
+    W, K, V, C, _ = checks._edit_case(4, 1, 1.0)
     k, v = K[:, 0], V[:, 0]
     C_inv_k = torch.linalg.solve(C, k)
     rank_one = W + torch.outer(v - W @ k, C_inv_k) / (k @ C_inv_k)
-    torch.testing.assert_close(checks.edit_many(W, K, V, C), rank_one, rtol=0, atol=1e-12)
+    torch.testing.assert_close(kv_memory.rome_update(W, k, v, C), rank_one, rtol=0, atol=1e-12)
+    torch.testing.assert_close(kv_memory.rome_update(W, K, V, C), rank_one, rtol=0, atol=1e-12)
 
 
 def test_ablation_prediction():
@@ -92,3 +205,11 @@ def test_ablation_prediction():
     fb = checks.check_ablation_guess("A", "B")
     assert not fb and "you predicted 'A', the run gives 'B'" in fb.message
     assert "is not one of" in checks.check_ablation_guess("paris", "B").message
+
+
+def test_checks_leave_the_global_generator_and_threads_alone():
+    state, threads = torch.random.get_rng_state(), torch.get_num_threads()
+    checks.check_ablation(run_with(act, zero))
+    checks.check_tracing(trace)
+    checks.check_memit(checks.memit_update)
+    assert torch.equal(torch.random.get_rng_state(), state) and torch.get_num_threads() == threads

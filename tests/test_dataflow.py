@@ -25,3 +25,31 @@ def test_gated_mlp_draws_the_boxes_and_shapes(fused, boxes):
     assert len(ax.patches) == len(boxes)                                   # one rounded box each
     assert not ax.axison and plots.problems(fig) == []                     # no axes, all text >= 9 pt
     plt.close(fig)
+
+
+def test_moe_routing_draws_each_tokens_experts_and_weights():
+    fig, ax = plt.subplots(figsize=(9.5, 4.2))
+    dataflow.moe_routing(ax, chosen=[[2, 1], [6, 2]], weights=[[0.52, 0.48], [0.61, 0.39]], n_experts=8)
+    ax.set_title("a title")
+    texts = [t.get_text() for t in ax.texts]
+    assert {"token 0\nx (d_model)", "token 1\nx (d_model)", "expert 1", "expert 2", "expert 6"} <= set(texts)
+    assert {f"expert {e} (idle)" for e in (0, 3, 4, 5, 7)} <= set(texts) and "expert 2 (idle)" not in texts
+    assert ["0.52", "0.48", "0.61", "0.39"] == [t for t in texts if t.startswith("0.")]
+    assert len(ax.patches) == 2 + 1 + 8 and not ax.axison and plots.problems(fig) == []
+    with pytest.raises(ValueError, match="1 to 4 tokens"):
+        dataflow.moe_routing(ax, chosen=[[0]] * 5, weights=[[1.0]] * 5, n_experts=2)
+    plt.close(fig)
+
+
+def test_key_value_pictures_name_keys_values_and_the_edit():
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9.5, 6.2))
+    dataflow.kv_lookup(ax1, [(70, 2.59, "paris"), (66, 1.07, "lisbon")])
+    dataflow.kv_edit(ax2, "france", "paris", "rome")
+    ax1.set_title("a title")
+    ax2.set_title("another")
+    lookup = [t.get_text() for t in ax1.texts]
+    assert {"key 70\nrow 70 of c_fc", "value 66\ncolumn 66 of c_proj\npromotes lisbon", "h = 2.59"} <= set(lookup)
+    edit = " ".join(t.get_text() for t in ax2.texts)
+    assert "'france'" in edit and "says paris" in edit and "says rome" in edit and "unchanged" in edit
+    assert plots.problems(fig) == []
+    plt.close(fig)

@@ -2,15 +2,18 @@
 
 1. A prediction: how many of Mixtral 8x7B's parameters one token uses.
 2. A prediction: how many of a layer's 8 experts one decode step of 16 tokens reads.
-3. `class MoELayer(nn.Module)` with a sorted dispatch: helpers.moe.MoE's weights are loaded into it.
+3. `class MoELayer(nn.Module)` with a sorted dispatch: helpers.moe.MoE's weights are loaded into it,
+   the outputs are compared, and then the dispatch itself is watched (a hook on each expert counts
+   its calls and rows; a TorchFunctionMode sees whether anything was sorted).
 4. (stretch) Which assignments fit within each expert's capacity.
 """
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
-from helpers.checks.core import attempt, referee, wrong
+from helpers.checks.core import MISSING, attempt, correct, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.state import seeded
@@ -46,7 +49,7 @@ class _Reference(MoE):
 
 
 def _reference():
-    with seeded(11):
+    with seeded(11):   # nn.Linear draws from the global generator: the learner's state is put back
         return _Reference(D_MODEL, D_FF, N_EXPERTS, TOP_K).double()
 
 
@@ -71,6 +74,36 @@ _FIRST_ONLY = ("only each token's first choice counts: every one of its top_k ex
                "output.")
 
 
+def _dispatched(token_of=None, sorted_tokens=True, sorted_weights=True, overwrite=False):
+    """The output of a sorted dispatch with a typical slip in it (None: the right one)."""
+    def answer(ref, x):
+        n, k = len(x), TOP_K
+        top, ids = ref.router(x).topk(k, dim=-1)
+        expert_of, weight_of = ids.flatten(), top.softmax(-1).flatten()
+        token_of_ = torch.arange(n).repeat_interleave(k) if token_of is None else token_of(n, k)
+        order = expert_of.argsort(stable=True)
+        counts = torch.bincount(expert_of, minlength=N_EXPERTS).tolist()
+        out = torch.zeros_like(x)
+        start = 0
+        for e, group in enumerate(order.split(counts)):
+            place = torch.arange(start, start + len(group))           # positions in the sorted list
+            start += len(group)
+            tokens = token_of_[group if sorted_tokens else place]
+            weight = weight_of[group if sorted_weights else place, None]
+            y = weight * ref.experts[e](x[tokens])
+            if overwrite:
+                out[tokens] = y
+            else:
+                out.index_add_(0, tokens, y)
+        return out
+    return answer
+
+
+_SORT_INDEX = ("the assignments were sorted by expert, but the tokens or the weights were then taken in their "
+               "unsorted order: index both with the positions the sort gave, token_of[group] and "
+               "weight_of[group], not with the place in the sorted list.")
+
+
 _module_check = ModuleCheck(
     "Exercise 3 (an MoE layer with a sorted dispatch)",
     reference=_reference,
@@ -86,6 +119,24 @@ _module_check = ModuleCheck(
         Mistake("the weights are the softmax over all E experts, not renormalised over the k chosen: "
                 "each token's weights must sum to 1.",
                 answer=_mixed(lambda lg, top, ids: lg.softmax(-1).gather(1, ids))),
+        Mistake("the softmax ran over the tokens (dim=0), so each expert's weights sum to 1 down a column; "
+                "it goes over each token's own k chosen logits: softmax(dim=-1).",
+                answer=_mixed(lambda lg, top, ids: top.softmax(0))),
+        Mistake("the weights are sigmoid(logit), one gate per expert on its own; Mixtral mixes the k chosen "
+                "experts with a softmax over their logits, so a token's weights sum to 1.",
+                answer=_mixed(lambda lg, top, ids: top.sigmoid())),
+        Mistake("two softmaxes: a softmax over all E, then another over the k kept probabilities. Take one: "
+                "softmax over the k chosen logits (or softmax over E, keep the top k, divide by their sum).",
+                answer=_mixed(lambda lg, top, ids: lg.softmax(-1).gather(1, ids).softmax(-1))),
+        Mistake("each token's output is its last expert's alone: `out[tokens] = ...` overwrites what an "
+                "earlier expert wrote for the same token. Add with out.index_add_(0, tokens, ...) (or +=).",
+                answer=_dispatched(overwrite=True)),
+        Mistake(_SORT_INDEX, answer=_dispatched(sorted_tokens=False, sorted_weights=False)),
+        Mistake(_SORT_INDEX, answer=_dispatched(sorted_weights=False)),
+        Mistake(_SORT_INDEX, answer=_dispatched(sorted_tokens=False)),
+        Mistake("each assignment got the wrong token: ids.flatten() lists token 0's k choices, then token 1's, "
+                "so the token of assignment i is i // k, torch.arange(T).repeat_interleave(k), not .repeat(k).",
+                answer=_dispatched(token_of=lambda n, k: torch.arange(n).repeat(k))),
         Mistake(_FIRST_ONLY, answer=_mixed(lambda lg, top, ids: torch.ones_like(top), used=1)),
         Mistake(_FIRST_ONLY, answer=_mixed(lambda lg, top, ids: top.softmax(-1), used=1)),
     ],
@@ -95,17 +146,93 @@ _module_check = ModuleCheck(
 )
 
 
+class _Calls(TorchFunctionMode):
+    """Records the names of the torch functions and tensor methods called inside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.names.add(getattr(func, "__name__", ""))
+        return func(*args, **(kwargs or {}))
+
+
+_SORTS = {"sort", "argsort", "msort"}
+
+
+def _watch(layer):
+    """Run the layer (loaded with the reference's weights) once: rows per call of each expert, names seen."""
+    rows = [[] for _ in range(N_EXPERTS)]
+    handles = [expert.register_forward_hook(
+        lambda module, inputs, output, e=e: rows[e].append(int(inputs[0].shape[:-1].numel())))
+        for e, expert in enumerate(layer.experts)]
+    try:
+        with torch.no_grad(), _Calls() as calls:
+            layer(_tokens())
+    finally:
+        for handle in handles:
+            handle.remove()
+    return rows, calls.names
+
+
+def _dispatch_problem(cls):
+    """A sentence about how the (correct) layer dispatches, or None when it runs each expert once on its
+    own tokens after sorting the assignments."""
+    reference = _reference()
+    layer = cls(D_MODEL, D_FF, N_EXPERTS, TOP_K).double()
+    layer.load_state_dict(reference.state_dict())
+    rows, names = _watch(layer)
+    if not any(rows):
+        return None   # the experts were not called as modules: nothing to count
+    with torch.no_grad():
+        counts = torch.bincount(reference.router(_tokens()).topk(TOP_K, dim=-1).indices.flatten(),
+                                minlength=N_EXPERTS).tolist()
+    for e, (ran, n) in enumerate(zip(rows, counts, strict=True)):
+        if len([r for r in ran if r]) > 1:
+            return (f"expert {e} ran {len(ran)} times in one forward pass, on {min(ran)} to {max(ran)} token(s) "
+                    "at a time: that is a loop over tokens (or over the k slots). The dispatch's point is that "
+                    "each expert runs once, on all its tokens together: group the T*k assignments by expert.")
+        if sum(ran) > n:
+            return (f"expert {e} ran on {sum(ran)} tokens, but only {n} picked it: every token went through every "
+                    "expert (section 3's dense loop, weighted by zeros). Run each expert on its own tokens only.")
+    if not names & _SORTS:
+        return ("each expert ran once on its own tokens, but nothing was sorted: that is section 3's search "
+                "(torch.where, once per expert). This exercise asks for the sorted dispatch: argsort the T*k "
+                "assignments by expert once, then split the sorted list into one group per expert.")
+    return None
+
+
 @referee(_module_check.exercise)
 def check_moe_layer(cls):
-    """Exercise 3: MoELayer(d_model, d_ff, n_experts, top_k) loaded with MoE's state_dict."""
-    layer = attempt(lambda c: c(D_MODEL, D_FF, N_EXPERTS, TOP_K), cls, copies=False)   # the module check reports a failure
+    """Exercise 3: MoELayer(d_model, d_ff, n_experts, top_k) loaded with MoE's state_dict, then watched."""
+    with torch.random.fork_rng(devices=[]):   # building the learner's layer draws its initial weights
+        return _check_moe_layer(cls)
+
+
+def _check_moe_layer(cls):
+    if isinstance(cls, type) and issubclass(cls, MoE):
+        return wrong(_module_check.exercise, "your layer subclasses helpers.moe.MoE, the reference itself: "
+                     "write the router and the dispatch yourself, in a subclass of nn.Module.")
+    layer = attempt(cls, D_MODEL, D_FF, N_EXPERTS, TOP_K) if callable(cls) else None
+    if layer is MISSING or isinstance(layer, BaseException):
+        layer = None   # the module check reports it
     if isinstance(getattr(layer, "experts", None), (list, tuple)) and layer.experts:
         return wrong(_module_check.exercise, "self.experts is a Python list, so its parameters are not "
                      "registered and the reference's weights cannot load: wrap it in nn.ModuleList.")
     if isinstance(getattr(layer, "router", None), nn.Linear) and layer.router.bias is not None:
         return wrong(_module_check.exercise, "the router has a bias; Mixtral's router (its 'gate') has "
                      "none: nn.Linear(d_model, n_experts, bias=False).")
-    return _module_check(cls)
+    result = _module_check(cls)
+    if not result:
+        return result
+    try:
+        problem = _dispatch_problem(cls)
+    except Exception as err:  # noqa: BLE001 - a layer that passed once and fails now is described, not raised
+        problem = f"running your layer a second time raised {type(err).__name__}: {err}"
+    if problem:
+        return wrong(_module_check.exercise, f"your layer's output is right; {problem}")
+    return correct(_module_check.exercise, result.message)
 
 
 def within_capacity(experts, n_experts, capacity):
@@ -138,12 +265,29 @@ _ROUTES = [
     (torch.tensor([[0, 1], [1, 0], [0, 1]]), 2, 3),                 # nothing over capacity
 ]
 
-check_capacity = Check(
+class _ChangedInPlace:
+    """What the learner's function returned, when it also changed the `experts` it was given."""
+
+    def __init__(self, got):
+        self.got = got
+
+
+_SORTED_LAYOUT = ("your mask lines up with the experts sorted (within each row, or all together), not with "
+                  "`experts` as given: True must sit where that assignment sits in the (T, k) table. If you "
+                  "sort to group by expert, sort a copy (argsort) and scatter the result back to the "
+                  "original places.")
+
+_CAPACITY = Check(
     "Exercise 4 (keep what fits)",
     reference=within_capacity,
     cases=_ROUTES,
     compare=_same_mask(),
     mistakes=[
+        Mistake("your function changed `experts`, the routing table it was given, in place (sorted it?). The "
+                "layer still needs that table to send the outputs back: work on a copy, or with argsort, "
+                "and leave the caller's tensor as it came.", when=lambda got, *case: isinstance(got, _ChangedInPlace)),
+        Mistake(_SORTED_LAYOUT, answer=lambda e, n, c: within_capacity(e.sort(dim=-1).values, n, c)),
+        Mistake(_SORTED_LAYOUT, answer=lambda e, n, c: within_capacity(e.flatten().sort().values.view_as(e), n, c)),
         Mistake("each expert keeps one assignment too many: with a 0-based place in the queue, keep "
                 "place < capacity (or a 1-based count <= capacity).",
                 answer=lambda e, n, c: within_capacity(e, n, c + 1)),
@@ -155,7 +299,22 @@ check_capacity = Check(
         Mistake("the capacity was counted over all experts together; each expert has its own queue.",
                 answer=lambda e, n, c: (torch.arange(e.numel()) < c).view_as(e)),
     ],
-    success="each expert keeps its first `capacity` assignments in token order; the rest are dropped "
-            "(those tokens skip the layer through the residual).",
+    success="each expert keeps its first `capacity` assignments in token order; the rest are dropped. A "
+            "dropped assignment adds nothing; a token skips the layer (the residual carries it unchanged) only "
+            "when all its top_k assignments are dropped.",
     name="within_capacity",
 )
+
+
+@referee(_CAPACITY.exercise)
+def check_capacity(fn):
+    """Exercise 4: within_capacity(experts, n_experts, capacity) -> (T, k) bool; `experts` left as it came."""
+    if fn is None or not callable(fn):
+        return _CAPACITY(fn)
+
+    def guarded(experts, n_experts, capacity):
+        mine = experts.clone()
+        got = fn(mine, n_experts, capacity)
+        return got if got is None or torch.equal(mine, experts) else _ChangedInPlace(got)
+    guarded.__wrapped__ = fn   # the runner reads the learner's stub through the wrapper
+    return _CAPACITY(guarded)

@@ -1,10 +1,15 @@
 """Checks for notebook 12's exercises (key-value memory and editing).
 
-1. `ablate(neurons)`: a forward hook for the activation submodule, checked on the shipped model
-   against the same ablation done on the weights (a neuron that outputs 0 writes nothing, so its
-   value column might as well be deleted).
+1. `ablated_logits(model, idx, neurons)`: the learner registers a forward hook on MLP 1's activation
+   submodule, runs the model and removes the hook; compared with the same ablation done on the
+   weights (a neuron that outputs 0 writes nothing, so its value column might as well be deleted).
 2. A prediction: what zeroing france's top 30 neurons does to paris and to the other facts.
-3. (stretch) Edit several facts at once: the rank-r form of the rank-one edit.
+3. `trace_mlp(model, prompts, noise, layer, position)`: causal tracing of one site (corrupt the
+   subject, restore one MLP output, measure p(answer)).
+4. (stretch) `memit_update(W, K, V, C, lam)`: MEMIT's one-layer least-squares edit of r facts.
+
+Every run of the learner's code gets its own copy of the shipped model, and the check looks at the
+copy afterwards: a hook left registered, or a weight changed, is named.
 """
 
 import copy
@@ -13,11 +18,15 @@ from functools import lru_cache
 import torch
 
 from helpers import facts, kv_memory
-from helpers.checks.compare import arrays
-from helpers.checks.core import referee
+from helpers.capacity import one_thread
+from helpers.checks.compare import arrays, number
+from helpers.checks.core import MISSING, attempt, correct, judge, not_attempted, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
 
 LAYER = 1
+EX1 = "Exercise 1 (an ablation hook)"
+EX3 = "Exercise 3 (causal tracing)"
+EX4 = "Exercise 4 (MEMIT: edit several facts at once)"
 
 check_ablation_guess = Prediction(
     "Exercise 2 (predict the ablation)",
@@ -30,49 +39,98 @@ check_ablation_guess = Prediction(
 
 
 @lru_cache(maxsize=1)
-def _case():
-    """The shipped model and a few prompts (two phrasings of every sixth fact)."""
+def _shipped():
+    """The shipped model, its vocabulary, and a few prompts (two phrasings of every sixth fact)."""
     model, vocab = kv_memory.load()
+    for p in model.parameters():
+        p.requires_grad_(False)
     prompts = kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES[:2], range(0, len(facts.FACTS), 6))
-    return model, prompts
+    return model, vocab, prompts
 
 
-def _answer_logits(model):
-    _, prompts = _case()
-    return model(prompts.idx)[torch.arange(len(prompts.last)), prompts.last]    # (N, vocab)
+def _fresh():
+    """A copy of the shipped model that the learner's code may change without harm."""
+    return copy.deepcopy(_shipped()[0])
 
 
-def _without(neurons):
+def _hooks_left(model):
+    """Names of the modules of `model` that still hold a forward (pre-)hook, and global hooks."""
+    names = [name or "the model" for name, m in model.named_modules() if m._forward_hooks or m._forward_pre_hooks]
+    module = torch.nn.modules.module
+    if getattr(module, "_global_forward_hooks", None) or getattr(module, "_global_forward_pre_hooks", None):
+        names.append("every module (a global hook)")
+    return names
+
+
+def _weights_changed(model):
+    shipped = _shipped()[0].state_dict()
+    return [k for k, v in model.state_dict().items() if not torch.equal(v, shipped[k])]
+
+
+def _aftermath(exercise, model):
+    """What the learner's run left behind in its copy of the model, as a Feedback (None if nothing)."""
+    left = _hooks_left(model)
+    if left:
+        return wrong(exercise, f"your function left a hook registered on {', '.join(left)}: every later run "
+                     "of the model would still be changed by it. Keep the handle that register_forward_hook "
+                     "returns and call handle.remove() once the run is done (in a `finally:`, or use "
+                     "kv_memory.hooks), so that even an error cannot leave it behind.")
+    changed = _weights_changed(model)
+    if changed:
+        return wrong(exercise, f"your function changed the model's weights ({', '.join(changed)}). A hook changes "
+                     "what a module outputs during one run and leaves the weights as they are.")
+    return None
+
+
+def _first_run(exercise, fn, args):
+    """Call fn(model copy, *args) once: not attempted, what it left behind, or None to go on to the table."""
+    model = _fresh()
+    got = attempt(fn, model, *args, copies=False)   # model is a fresh copy: what the learner leaves on it shows
+    if got is MISSING:
+        return not_attempted(exercise)
+    if isinstance(got, BaseException):
+        return None   # the table says what it raised
+    return _aftermath(exercise, model)
+
+
+# ---- Exercise 1: an ablation hook -------------------------------------------------------------
+
+def _logits(model):
+    return model(_shipped()[2].idx)                                      # (B, T, vocab)
+
+
+def _without(neurons, layer=LAYER):
     """The ablation without a hook: delete the neurons' value columns of c_proj."""
-    model, _ = _case()
-    edited = copy.deepcopy(model)
+    model = _fresh()
     with torch.no_grad():
-        edited.blocks[LAYER].mlp.c_proj.weight[:, neurons] = 0.0
-        return _answer_logits(edited)
+        model.blocks[layer].mlp.c_proj.weight[:, neurons] = 0.0
+        return _logits(model)
 
 
-def _through_the_model(ablate):
-    """neurons -> answer logits with the learner's hook on the activation submodule."""
-    def run(neurons):
-        hook = ablate(neurons)
-        if hook is None:
-            return None
-        if not callable(hook):
-            raise TypeError(f"ablate returned a {type(hook).__name__}, not a hook function "
-                            "hook(module, inputs, output)")
-        model, _ = _case()
-        try:
-            with torch.no_grad(), kv_memory.hooks({model.blocks[LAYER].mlp.act: hook}):
-                return _answer_logits(model)
-        except IndexError as err:
-            raise IndexError(f"{err}. The neurons are the last dimension of output (B, T, d_ff): "
-                             "index it as output[..., neurons]") from None
-    run.__wrapped__ = ablate   # a check reads the learner's stub through the wrapper
-    return run
+def _hooked(module_of, edit):
+    """neurons -> logits with a hook on module_of(model) that applies edit(output, neurons)."""
+    def answer(neurons):
+        model = _fresh()
+
+        def hook(module, inputs, output):
+            return edit(output.clone(), neurons)
+        with torch.no_grad(), kv_memory.hooks({module_of(model): hook}):
+            return _logits(model)
+    return answer
+
+
+def _zero(output, neurons):
+    output[..., neurons] = 0.0
+    return output
+
+
+def _zero_last(output, neurons):
+    output[:, -1, neurons] = 0.0
+    return output
 
 
 def _every_neuron():
-    return list(range(_case()[0].config.d_ff))
+    return list(range(_shipped()[0].config.d_ff))
 
 
 def _all_but(neurons):
@@ -80,10 +138,19 @@ def _all_but(neurons):
     return [i for i in _every_neuron() if i not in chosen]
 
 
+def _act(model):
+    return model.blocks[LAYER].mlp.act
+
+
+_D_MODEL_SPACE = ("a hook on the wrong module: its output has d_model = 64 entries (the MLP's output after "
+                  "c_proj, or the block's residual stream), so you zeroed directions of the residual stream, "
+                  "not neurons. The d_ff = 256 neurons are the output of model.blocks[1].mlp.act, (B, T, 256).")
+
 _ABLATION = Check(
-    "Exercise 1 (an ablation hook)",
+    EX1,
     reference=_without,
-    cases=[([3, 70, 101, 200],), (torch.tensor([0, 5, 66, 184, 250]),)],
+    # The first case keeps every id below d_model = 64, so that zeroing d_model entries runs (and is named).
+    cases=[([3, 17, 40, 60],), ([0, 5, 66, 184, 250],), (torch.tensor([70, 101]),)],
     mistakes=[
         Mistake("your hook changed nothing: a forward hook must return the new tensor (or change "
                 "`output` in place) for the model to use it.", answer=lambda n: _without([])),
@@ -91,70 +158,236 @@ _ABLATION = Check(
                 answer=lambda n: _without(_every_neuron())),
         Mistake("the chosen neurons were kept and all the others zeroed: it is the other way round.",
                 answer=lambda n: _without(_all_but(n))),
+        Mistake("you zeroed the neurons at the last position only. An ablated neuron is cut out of the "
+                "model, so it is 0 at every position: output[..., neurons] = 0 on the (B, T, d_ff) output.",
+                answer=_hooked(_act, _zero_last)),
+        Mistake("a hook on the wrong module: you zeroed MLP 0's neurons (model.blocks[0]); this exercise "
+                "ablates MLP 1's, model.blocks[1].mlp.act.", answer=lambda n: _without(n, layer=0)),
+        Mistake(_D_MODEL_SPACE, answer=_hooked(lambda m: m.blocks[LAYER].mlp, _zero)),
+        Mistake(_D_MODEL_SPACE, answer=_hooked(lambda m: m.blocks[LAYER], _zero)),
     ],
     compare=arrays(atol=1e-4, rtol=1e-4),
-    success="your hook on mlp.act gives what deleting those neurons' value columns from c_proj gives: "
-            "a neuron that outputs 0 writes nothing.",
-    name="the model with your hook",
+    success="your hook on mlp.act gives what deleting those neurons' value columns from c_proj gives (a "
+            "neuron that outputs 0 writes nothing), and it is gone after the run.",
+    name="ablated_logits",
 )
 
 
-@referee(_ABLATION.exercise)
-def check_ablation_hook(ablate):
-    """Exercise 1: ablate(neurons) -> a forward hook for the activation submodule that zeros them."""
-    return _ABLATION(None if ablate is None else _through_the_model(ablate))
+def _through_a_copy(fn):
+    """neurons -> fn(a fresh copy of the model, the check's prompts, neurons), with clearer index errors."""
+    def run(neurons):
+        try:
+            return fn(_fresh(), _shipped()[2].idx, neurons)
+        except IndexError as err:
+            raise IndexError(f"{err}. The neurons are the last dimension of the output of mlp.act, "
+                             "(B, T, d_ff): index it as output[..., neurons]") from None
+    return run
 
 
-def edit_many(W, K, V, C):
-    """W + R (K^T C^-1 K)^-1 (C^-1 K)^T with R = V - W K: W' K = V; keys with x^T C^-1 K = 0 stay."""
-    C_inv_K = torch.linalg.solve(C, K)                                  # (d_ff, r)
-    return W + (V - W @ K) @ torch.linalg.solve(K.T @ C_inv_K, C_inv_K.T)
+def _check_ablation(fn):
+    """Exercise 1: ablated_logits(model, idx, neurons) -> logits (B, T, vocab) with MLP 1's neurons zeroed."""
+    if fn is None or not callable(fn):
+        return _ABLATION(fn)
+    found = _first_run(EX1, fn, (_shipped()[2].idx, list(_ABLATION.cases[0][0])))
+    return found if found is not None else _ABLATION(_through_a_copy(fn))
 
 
-def _one_after_another(W, K, V, C):
+# ---- Exercise 3: causal tracing ---------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def _tracing_case():
+    """"the capital of {} is" for all 118 facts, and the notebook's noise for each subject."""
+    model, vocab, _ = _shipped()
+    prompts = kv_memory.make_prompts(vocab, ["the capital of {} is"])
+    return prompts, kv_memory.subject_noise(model, prompts)            # the notebook's noise
+
+
+def _p_answer(model, prompts, mods, top=False):
+    """Mean p(answer) at the last word (or of the top word) with the {module: hook} mods in place."""
+    rows = torch.arange(len(prompts.last))
+    with torch.no_grad(), kv_memory.hooks(mods):
+        probs = kv_memory.answer_logits(model(prompts.idx), prompts).softmax(-1)
+    return (probs.max(-1).values if top else probs[rows, prompts.answer]).mean().item()
+
+
+def _clean_mlp(model, prompts, layer, mods=None):
+    """MLP `layer`'s output (N, T, d_model) in a run with the hooks `mods` (none: the clean run)."""
+    seen = {}
+
+    def save(module, inputs, output):
+        seen["out"] = output.detach()
+    with torch.no_grad(), kv_memory.hooks({**(mods or {}), model.blocks[layer].mlp: save}):
+        model(prompts.idx)
+    return seen["out"]
+
+
+def _noise_at(prompts, noise, everywhere=False):
+    rows = torch.arange(len(prompts.last))
+
+    def hook(module, inputs, output):
+        output = output.clone()
+        if everywhere:
+            output += noise[:, None]
+        else:
+            output[rows, prompts.subject] += noise
+        return output
+    return hook
+
+
+def _restore(clean, position):
+    def hook(module, inputs, output):
+        output = output.clone()
+        output[:, position] = clean[:, position]
+        return output
+    return hook
+
+
+def _traced(corrupt=True, restore=True, everywhere=False, all_positions=False, top=False, clean_from_noisy=False):
+    """trace_mlp and typical mistakes: (model, prompts, noise, layer, position) -> mean p(answer)."""
+    def answer(model, prompts, noise, layer, position):
+        noisy = {model.wte: _noise_at(prompts, noise, everywhere)}
+        clean = _clean_mlp(model, prompts, layer, noisy if clean_from_noisy else None)
+        mods = dict(noisy) if corrupt else {}
+        if restore:
+            mods[model.blocks[layer].mlp] = _restore(clean, slice(None) if all_positions else position)
+        return _p_answer(model, prompts, mods, top=top)
+    return answer
+
+
+trace_mlp = _traced()
+
+
+def _case_args(layer, position):
+    prompts, noise = _tracing_case()
+    return _fresh(), prompts, noise, layer, position
+
+
+_TRACING = Check(
+    EX3,
+    reference=lambda layer, position: trace_mlp(*_case_args(layer, position)),
+    cases=[(0, 3), (1, 4), (0, 4)],
+    mistakes=[
+        Mistake("your run is not corrupted: p(answer) is what restoring gives in the clean run. Add the noise "
+                "to the subject's embedding (a hook on model.wte) as well as restoring the MLP output.",
+                answer=lambda lay, pos: _traced(corrupt=False)(*_case_args(lay, pos))),
+        Mistake("nothing was restored: p(answer) is the corrupted run's. The hook on model.blocks[layer].mlp "
+                "must return its output with word `position` set to the clean run's value (saved in a run "
+                "without the noise).", answer=lambda lay, pos: _traced(restore=False)(*_case_args(lay, pos))),
+        Mistake("you restored MLP `layer`'s output at every word; causal tracing restores one site: word "
+                "`position` only, output[:, position].",
+                answer=lambda lay, pos: _traced(all_positions=True)(*_case_args(lay, pos))),
+        Mistake("the noise went onto every word; ROME corrupts the subject only: add noise[b] at "
+                "prompts.subject[b] in prompt b.",
+                answer=lambda lay, pos: _traced(everywhere=True)(*_case_args(lay, pos))),
+        Mistake("that is the mean probability of each prompt's top word; causal tracing measures p of the "
+                "right answer, prompts.answer, at the last word.",
+                answer=lambda lay, pos: _traced(top=True)(*_case_args(lay, pos))),
+    ],
+    compare=number(rel=1e-4, abs=1e-6),   # float32 rounding of a mean of 118 p's
+    success="",
+    name="trace_mlp",
+)
+
+
+def _through_tracing_copy(fn):
+    return lambda layer, position: fn(*_case_args(layer, position))
+
+
+def _check_tracing(fn):
+    """Exercise 3: trace_mlp(model, prompts, noise, layer, position) -> mean p(answer), one site restored."""
+    if fn is None or not callable(fn):
+        return _TRACING(fn)
+    found = _first_run(EX3, fn, _case_args(*_TRACING.cases[0])[1:])
+    if found is not None:
+        return found
+    result = _TRACING(_through_tracing_copy(fn))
+    if not result:
+        return result
+    model = _shipped()[0]
+    prompts, noise = _tracing_case()
+    p_clean = _p_answer(model, prompts, {})
+    p_noisy = _p_answer(model, prompts, {model.wte: _noise_at(prompts, noise)})
+    late, subject = (trace_mlp(model, prompts, noise, layer, pos) for layer, pos in [(1, 4), (0, 3)])
+    return correct(EX3, f"your trace matches at every site tried. p(answer) is {p_clean:.2f} clean and "
+                   f"{p_noisy:.2f} with the subject corrupted; restoring MLP 1 at the last word brings it back "
+                   f"to {late:.2f}, MLP 0 at the subject only to {subject:.2f}.")
+
+
+# ---- Exercise 4: MEMIT ------------------------------------------------------------------------
+
+def memit_update(W, K, V, C, lam):
+    """MEMIT's one-layer edit (Meng et al. 2022, arXiv 2210.07229): W + R K^T (lam C + K K^T)^-1, R = V - W K.
+
+    The W' that minimises lam * (the old keys' error, weighted by C) + |W' K - V|^2.
+    """
+    A = lam * C + K @ K.T                                               # (d_ff, d_ff), symmetric
+    return W + (V - W @ K) @ torch.linalg.solve(A, K).T
+
+
+def _one_after_another(W, K, V, C, lam):
     for i in range(K.shape[1]):
-        W = edit_many(W, K[:, i:i + 1], V[:, i:i + 1], C)
+        W = memit_update(W, K[:, i:i + 1], V[:, i:i + 1], C, lam)
     return W
 
 
-def _without_C(W, K, V, C):
-    return edit_many(W, K, V, torch.eye(len(C), dtype=C.dtype))
-
-
-def _adds_V(W, K, V, C):
-    return edit_many(W, K, V + W @ K, C)
-
-
-def _edit_case(seed, r, d_model=5, d_ff=8):
+def _edit_case(seed, r, lam, d_model=5, d_ff=8):
     g = torch.Generator().manual_seed(seed)
     W = torch.randn(d_model, d_ff, generator=g, dtype=torch.float64)
     A = torch.randn(d_ff, d_ff, generator=g, dtype=torch.float64)
-    C = A @ A.T + 0.5 * torch.eye(d_ff, dtype=torch.float64)          # a key covariance, not diagonal
+    C = A @ A.T / d_ff + 0.5 * torch.eye(d_ff, dtype=torch.float64)  # a key covariance, not diagonal
     K = torch.randn(d_ff, r, generator=g, dtype=torch.float64)
     V = torch.randn(d_model, r, generator=g, dtype=torch.float64)
-    return W, K, V, C
+    return W, K, V, C, lam
 
 
-_EDIT_MANY = Check(
-    "Exercise 3 (edit several facts at once)",
-    reference=edit_many,
-    cases=[_edit_case(0, 3), _edit_case(1, 1)],
+_MEMIT = Check(
+    EX4,
+    reference=memit_update,
+    cases=[_edit_case(0, 3, 0.5), _edit_case(1, 1, 4.0), _edit_case(2, 4, 10.0)],
     mistakes=[
-        Mistake("one rank-one edit after another: each later edit moves the facts set before it "
-                "(their keys are not C^-1-orthogonal). Solve for all r at once with the r x r matrix "
-                "K^T C^-1 K.", answer=_one_after_another),
-        Mistake("W' K = V, but keys x with x^T C^-1 K = 0 moved too: the update must point along "
-                "C^-1 K (did you use K itself, leaving out the key covariance C?).", answer=_without_C),
-        Mistake("W' K = W K + V, not V: add the residual V - W K, not V itself.", answer=_adds_V),
+        Mistake("that is the hard-constrained edit, W' K = V exactly: ROME's update for r facts at once "
+                "(kv_memory.rome_update), which is MEMIT's limit as lam -> 0. MEMIT solves a least-squares "
+                "problem instead: W + R K^T (lam C + K K^T)^-1, so each new fact gives a little to the old keys.",
+                answer=lambda W, K, V, C, lam: kv_memory.rome_update(W, K, V, C)),
+        Mistake("you multiplied by lam C + K K^T instead of by its inverse (C in place of C^-1, as it were): "
+                "solve with it, torch.linalg.solve(lam * C + K @ K.T, K), as section 8 solved with C.",
+                answer=lambda W, K, V, C, lam: W + (V - W @ K) @ K.T @ (lam * C + K @ K.T)),
+        Mistake("one edit after another: each later edit moves the facts set before it. MEMIT solves for all "
+                "r facts at once, with the whole K K^T in one inverse.", answer=_one_after_another),
+        Mistake("lam was left out: it weights the old keys' covariance C against the r new facts, "
+                "lam * C + K @ K.T.", answer=lambda W, K, V, C, lam: memit_update(W, K, V, C, 1.0)),
+        Mistake("lam multiplies K K^T here; in MEMIT it weights C, the old keys: lam * C + K @ K.T.",
+                answer=lambda W, K, V, C, lam: W + (V - W @ K) @ torch.linalg.solve(C + lam * K @ K.T, K).T),
+        Mistake("the update adds V itself; it adds the residual R = V - W K, what the facts still lack.",
+                answer=lambda W, K, V, C, lam: memit_update(W, K, V + W @ K, C, lam)),
+        Mistake("the covariance C was left out (an identity in its place): the update must weigh the old "
+                "keys by C, so that directions ordinary keys use move least.",
+                answer=lambda W, K, V, C, lam: memit_update(W, K, V, torch.eye(len(C), dtype=C.dtype), lam)),
     ],
     compare=arrays(atol=1e-8, rtol=1e-8),
-    success="W' K = V for every edited fact, and keys with x^T C^-1 K = 0 are untouched; with r = 1 it "
-            "is the rank-one edit of section 8.",
-    name="edit_many",
+    success="W + R K^T (lam C + K K^T)^-1: MEMIT's least-squares edit at one layer. As lam -> 0 it tends to "
+            "the hard-constrained W' K = V (ROME's update for r facts); a larger lam keeps the old keys "
+            "closer and meets the new facts less exactly.",
+    name="memit_update",
 )
 
 
-@referee(_EDIT_MANY.exercise)
-def check_edit_many(fn):
-    """Exercise 3: edit_many(W, K, V, C) -> W' (d_model, d_ff); the learner's function gets copies."""
-    return _EDIT_MANY(fn)
+def _check_memit(fn):
+    """Exercise 4: memit_update(W, K, V, C, lam) -> W' (d_model, d_ff); the inputs are not changed."""
+    if fn is None or not callable(fn):
+        return _MEMIT(fn)
+    return _MEMIT(fn)   # the runner hands the learner copies
+
+
+def _on_one_thread(check, exercise):
+    """The check, on one thread (tiny matmuls; the count is restored), through the referee."""
+    def run(fn):
+        with one_thread():
+            return judge(exercise, check, fn)
+    run.__doc__ = check.__doc__
+    return run
+
+
+check_ablation = _on_one_thread(_check_ablation, _ABLATION.exercise)
+check_tracing = _on_one_thread(_check_tracing, _TRACING.exercise)
+check_memit = _on_one_thread(_check_memit, _MEMIT.exercise)
