@@ -74,6 +74,18 @@ def solved(module):
     nb = nbformat.read(notebook_path(module), as_version=4)
     namespace = {"np": np, "torch": torch, "nn": nn, "F": F, "math": math, "scipy": scipy, "checks": checks,
                  **EARLIER_CELLS.get(module.removeprefix("nb"), {})}
+    # The notebook's own imports and the functions its cells define (a solution may call them);
+    # the exercise cells' stubs are left out, so that a solution's own definitions count.
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type != "code" or "setup" in tags or any(t.startswith("exercise") for t in tags):
+            continue
+        for statement in ast.parse(cell.source).body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom, ast.FunctionDef)):
+                try:
+                    exec(compile(ast.Module([statement], []), "<notebook cells>", "exec"), namespace)  # noqa: S102
+                except NameError:   # a default argument from a cell that is not run here
+                    pass
     calls, guesses = {}, set()
     for exercise in exercises(nb):
         if exercise.kind == "predict":

@@ -212,8 +212,9 @@ def check_moe_layer(cls):
 
 def _check_moe_layer(cls):
     if isinstance(cls, type) and issubclass(cls, MoE):
-        return wrong(_module_check.exercise, "your layer subclasses helpers.moe.MoE, the reference itself: "
-                     "write the router and the dispatch yourself, in a subclass of nn.Module.")
+        what = "is the reference itself" if cls is MoE else "subclasses the reference"
+        return wrong(_module_check.exercise, f"your layer {what}, helpers.moe.MoE: write the router and "
+                     "the dispatch yourself, in a subclass of nn.Module.")
     layer = attempt(cls, D_MODEL, D_FF, N_EXPERTS, TOP_K) if callable(cls) else None
     if layer is MISSING or isinstance(layer, BaseException):
         layer = None   # the module check reports it
