@@ -57,11 +57,11 @@ lab: $(LAB_STAMP)
 ## Every test: lint, unit tests and nbval (strict) on every notebook
 test: $(TEST_STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
-	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadgroup --durations=10 tests $(NOTEBOOKS) $(NBVAL)
+	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests $(NOTEBOOKS) $(NBVAL)
 
 ## Only the unit tests (quick)
 unit: $(TEST_STAMP)
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadgroup tests
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadscope tests
 
 ## Only nbval on the notebooks
 nbval: $(TEST_STAMP)

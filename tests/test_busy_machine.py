@@ -21,7 +21,6 @@ import pytest
 
 from course_paths import ROOT, notebook_paths
 
-SPREAD = True  # each test is an nbval run of its own: tests/conftest.py lets xdist spread them
 TIMES = re.compile(r"helpers\.timing|\b(benchmark|fastest)\(")
 RUN_SECONDS = 600  # an nbval run that takes longer fails as timed out
 HOG_SECONDS = RUN_SECONDS + 60

@@ -25,8 +25,6 @@ from cpu_paths import check, numpy_features
 
 from course_paths import ROOT, notebook_paths
 
-SPREAD = True  # each test is a whole nbval run: tests/conftest.py lets xdist spread them
-
 
 def numpy_off(*families):
     """The features numpy dispatches here whose names start with one of `families`: naming a

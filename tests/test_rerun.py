@@ -12,7 +12,6 @@ from nbformat.v4 import new_code_cell, new_notebook
 from course_paths import notebook_paths
 from rerun_check import report, run_twice
 
-SPREAD = True  # each notebook runs in a kernel of its own: tests/conftest.py lets xdist spread them
 NOTEBOOKS = notebook_paths()
 SETUP = new_code_cell("import torch", metadata={"tags": ["setup"]})
 
