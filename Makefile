@@ -2,61 +2,95 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# What each command needs: `make lab` the course and JupyterLab, `make test` the test stack too.
+LAB_STAMP := $(VENV)/.lab-installed
+TEST_STAMP := $(VENV)/.test-installed
+TORCH_STAMP := $(VENV)/.torch-installed
 # Stored outputs and nbval both use the CPU (COURSE_DEVICE=cpu), so they match everywhere.
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 JOBS ?= 2
 # The venv's Python, or the machine's where there is no venv (a GPU machine with the course
 # installed from a wheel and no package index): for targets that need no install.
 RUN_PYTHON = $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
+# The course's notebooks (NN_name.ipynb, editions in subfolders too), never JupyterLab's copies.
+NOTEBOOKS = $(shell $(RUN_PYTHON) tools/course_paths.py)
+
+# PyTorch: TORCH=cpu or TORCH=cuda, else found out. On Linux (WSL too) without an NVIDIA driver
+# (no nvidia-smi) the CPU build comes from PyTorch's CPU index: PyPI's Linux wheel is the CUDA
+# build, gigabytes larger. On macOS PyPI's wheel is the CPU and MPS build already.
+TORCH ?= auto
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_BUILD = $(if $(filter cpu cuda,$(TORCH)),$(TORCH),$(if $(filter Darwin,$(shell uname -s)),macos,$(if $(shell command -v nvidia-smi 2>/dev/null),cuda,cpu)))
+
+.DEFAULT_GOAL := $(LAB_STAMP)
 
 .PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
-	train-model
+	train-model reset
 
-# Create the environment (once, and again when pyproject.toml changes).
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+# The environment: a venv, then PyTorch (skipped if one is installed), then the course.
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[test,lab]"
-	touch $(STAMP)
 
-## Open the course: JupyterLab on notebooks/, with RISE (Alt+R: live slides) in a theme that needs no network
-lab: $(STAMP)
+# torch alone from the CPU index (--no-deps): its dependencies come from PyPI with the course's.
+$(TORCH_STAMP): | $(BIN)/python
+	@if $(BIN)/python -c "import importlib.metadata as m; print('torch', m.version('torch'), end='')" \
+	    2>/dev/null; then echo " is installed already: left as it is."; \
+	elif [ "$(TORCH_BUILD)" = cpu ]; then \
+	    echo "PyTorch: the CPU build, from $(TORCH_CPU_INDEX)$(if $(filter auto,$(TORCH)), (no nvidia-smi here)) - TORCH=cuda picks the CUDA build"; \
+	    $(BIN)/python -m pip install -q --no-deps torch --index-url $(TORCH_CPU_INDEX); \
+	else echo "PyTorch: PyPI's build, for $(TORCH_BUILD) (TORCH=cpu for the CPU build)"; fi
+	@touch $@
+
+$(LAB_STAMP): pyproject.toml $(TORCH_STAMP)
+	$(BIN)/python -m pip install -q -e ".[lab]"
+	@touch $@
+
+$(TEST_STAMP): pyproject.toml $(TORCH_STAMP)
+	$(BIN)/python -m pip install -q -e ".[test,lab]"
+	@touch $@
+
+## Open the course: JupyterLab on notebooks/, with RISE (Alt+R: live slides) in a theme that needs no network (TORCH=cpu|cuda picks PyTorch's build)
+lab: $(LAB_STAMP)
 	$(BIN)/jupyter lab notebooks/ --LabApp.app_settings_dir=$(CURDIR)/tools/lab_settings $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 ## Every test: lint, unit tests and nbval (strict) on every notebook
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
-	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests notebooks $(NBVAL)
+	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests $(NOTEBOOKS) $(NBVAL)
 
 ## Only the unit tests (quick)
-unit: $(STAMP)
-	$(BIN)/python -m pytest -n $(JOBS) tests
+unit: $(TEST_STAMP)
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadscope tests
 
 ## Only nbval on the notebooks
-nbval: $(STAMP)
-	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope notebooks $(NBVAL)
+nbval: $(TEST_STAMP)
+	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope $(NOTEBOOKS) $(NBVAL)
 
 ## Only the linter (ruff) on helpers, tests, tools and notebooks
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
 
-## Write the Colab badge and setup cell into every notebook, then re-execute them all
-notebooks: $(STAMP)
-	$(BIN)/python tools/sync_notebooks.py
+## Re-execute notebooks in place and store their outputs (NB=03 for one; FORCE=1 rewrites one with uncommitted changes)
+notebooks: $(TEST_STAMP)
+	$(BIN)/python tools/sync_notebooks.py $(NB)
 	$(BIN)/python tools/run_notebooks.py $(NB)
 	$(BIN)/python tools/claims.py
 
+## Put notebooks back as last committed (NB=03 for one): says what it discards and keeps a copy in build/reset/
+reset:
+	@$(RUN_PYTHON) tools/reset_notebooks.py $(NB)
+
 ## Rewrite docs/CLAIMS.md, the ledger of the source posts' claims and the cells that check them
-claims: $(STAMP)
+claims: $(TEST_STAMP)
 	$(BIN)/python tools/claims.py
 
-## Only rewrite badges and setup cells (no execution)
-sync: $(STAMP)
-	$(BIN)/python tools/sync_notebooks.py
+## Only rewrite badges and setup cells, no execution (NB=03 for one; FORCE=1 as for notebooks)
+sync: $(TEST_STAMP)
+	$(BIN)/python tools/sync_notebooks.py $(NB)
 
 ## Benchmarks: ratios from one run, demo redraws, the time to re-execute every notebook
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python tools/bench_all.py
 
 ## On a CUDA GPU: every notebook (asserts only) and the benchmark there; report in build/gpu-check/
@@ -64,27 +98,27 @@ gpu-check:
 	@$(RUN_PYTHON) tools/gpu_check.py
 
 ## Build the sdist and wheel into dist/ and run the Colab simulation on that wheel (before a release)
-release-check: $(STAMP)
+release-check: $(TEST_STAMP)
 	rm -rf dist
 	$(BIN)/python -m build -q --outdir dist .
 	$(BIN)/python tools/colab_check.py dist/*.whl
 
 ## One reveal.js deck per notebook in slides/, opening from disk with no network (npm fetches reveal.js and MathJax once)
-slides: $(STAMP)
+slides: $(TEST_STAMP)
 	$(BIN)/python tools/build_slides.py
 
-## Retrain notebook 12's fact model from scratch (a few minutes on CPU) into data/fact_model/
-train-model: $(STAMP)
+## Retrain notebook 12's fact model (a few minutes on CPU) into build/fact_model/; REPLACE=1 overwrites the shipped data/fact_model/
+train-model: $(LAB_STAMP)
 	$(BIN)/python tools/train_fact_model.py
 
-## Remove what builds leave behind (build/, dist/, slides/, caches)
+## Remove what builds leave behind (build/, dist/, slides/, caches; build/reset/ too)
 clean:
 	rm -rf build dist *.egg-info .pytest_cache slides
 
 ## List the targets and what each does
 help:
 	@echo "Inside the Transformer MLP: \`make lab\` opens the course, \`make test\` runs every test."
-	@echo "(\`make\` alone creates the environment, .venv.)"
+	@echo "(\`make\` alone creates the environment for \`make lab\`, .venv.)"
 	@echo
 	@awk '/^## /{doc = substr($$0, 4); next} \
 	      /^[a-z][a-z-]*:/ && doc {sub(/:.*/, "", $$1); printf "  make %-15s %s\n", $$1, doc} \

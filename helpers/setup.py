@@ -1,7 +1,9 @@
-"""The notebook setup: seed everything, pick the device, say which one."""
+"""The notebook setup: seed everything, pick the device, say which one; check the install."""
 
 import random
 import sys
+from importlib import metadata
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -42,6 +44,29 @@ def _sharp_inline_figures():
     except ImportError:  # an IPython without Jupyter's inline backend
         return
     set_matplotlib_formats("retina")
+
+
+def check_install(package="inside-transformer-mlp"):
+    """Return the helpers package; FileNotFoundError if files of its pip install are missing.
+
+    An interrupted or half-finished pip install leaves some files out while pip still reports
+    the package as installed. Only an install that holds this very helpers folder is checked
+    (a clone imported from its folder has nothing to check).
+    """
+    import helpers
+
+    here = Path(helpers.__file__).resolve().parent
+    try:
+        files = metadata.files(package) or []
+    except metadata.PackageNotFoundError:
+        return helpers
+    located = [Path(f.locate()).resolve() for f in files if "__pycache__" not in f.parts]
+    ours = [path for path in located if path.is_relative_to(here)]
+    missing = [path.relative_to(here.parent).as_posix() for path in ours if not path.exists()]
+    if missing:
+        more = f" and {len(missing) - 1} more files are" if len(missing) > 1 else " is"
+        raise FileNotFoundError(f"{missing[0]}{more} missing from the install")
+    return helpers
 
 
 def setup_notebook(seed=SEED, device=None):

@@ -25,3 +25,9 @@ def test_help_lists_every_target_with_its_description():
     assert listed == documented_targets()
     assert {"lab", "test", "release-check", "gpu-check", "help"} <= set(listed)
     assert "`make lab`" in done.stdout and "`make test`" in done.stdout
+
+
+def test_the_modules_xdist_spreads_exist():
+    import conftest
+
+    assert conftest.SPREAD and all((ROOT / name).is_file() for name in conftest.SPREAD)

@@ -38,17 +38,33 @@ def test_lower_bounds_admit_colab():
 
 
 def test_environment_yml_lists_the_same_dependencies():
+    """Core and both extras, each package once at its highest lower bound."""
     project = pyproject()
-    wanted = {requirement(s) for s in project["dependencies"]}
-    for extra in project["optional-dependencies"].values():
-        wanted |= {requirement(s) for s in extra}
-    wanted = {(CONDA_NAMES.get(n, n), b) for n, b in wanted}
+    specs = project["dependencies"] + [s for extra in project["optional-dependencies"].values()
+                                       for s in extra]
+    bounds = {}
+    for name, bound in map(requirement, specs):
+        if name not in bounds or version_tuple(bound) > version_tuple(bounds[name]):
+            bounds[name] = bound
+    wanted = {(CONDA_NAMES.get(n, n), b) for n, b in bounds.items()}
     listed = set()
     for line in (ROOT / "environment.yml").read_text().splitlines():
         m = re.fullmatch(r"\s+- ([A-Za-z0-9_.-]+)>=([0-9.]+)", line)
         if m and m.group(1) != "python":
             listed.add((m.group(1).lower(), m.group(2)))
     assert listed == wanted
+
+
+def test_make_lab_installs_what_the_course_runs_on_and_make_test_the_test_stack():
+    extras = {name: dict(map(requirement, specs))
+              for name, specs in pyproject()["optional-dependencies"].items()}
+    assert {"jupyterlab", "jupyterlab-rise", "transformers", "tokenizers"} <= set(extras["lab"])
+    assert not {"pytest", "playwright", "nbval", "ruff"} & set(extras["lab"])
+    assert {"pytest", "nbval", "playwright", "threadpoolctl"} <= set(extras["test"])
+    # Colab preinstalls transformers 4.x: the lab's bound stays within it (GPT-2's current
+    # API is there from 4.40); the calculator's tests need the model types of 4.51.
+    assert version_tuple("4.40") <= version_tuple(extras["lab"]["transformers"]) < (5,)
+    assert extras["test"]["transformers"] == "4.51"
 
 
 def test_data_is_found_in_the_checkout():

@@ -1,31 +1,80 @@
 """Where the course's files are, worked out once for every tool and test.
 
 The repository root, the numbered notebooks, what pyproject.toml says about the
-package, and the version of helpers (defined once, in helpers/__init__.py).
+package, the version of helpers (defined once, in helpers/__init__.py), and
+whether a notebook holds changes that git does not have yet.
+
+    python tools/course_paths.py     # every course notebook, editions included, one a line
 """
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
+# A course notebook is named NN_name.ipynb. JupyterLab's copies (03_ffn_forward-Copy1.ipynb),
+# Untitled.ipynb and checkpoints do not match, so no tool runs or rewrites them.
+NOTEBOOK_NAME = re.compile(r"[0-9]{2}_[a-z0-9_]+\.ipynb")
 
 
-def notebook_paths(prefixes=()):
-    """The numbered notebooks (NN_*.ipynb), in order; only those starting with a prefix if given."""
-    paths = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+def is_course_notebook(path):
+    """True for NN_name.ipynb, False for a copy or any other file name."""
+    return NOTEBOOK_NAME.fullmatch(Path(path).name) is not None
+
+
+def notebook_paths(prefixes=(), folder=NOTEBOOK_DIR):
+    """The numbered notebooks in `folder` (not its subfolders), in order; only those starting
+    with a prefix if given. A prefix of one digit names one notebook: "3" is 03."""
+    paths = sorted(p for p in Path(folder).glob("*.ipynb") if is_course_notebook(p))
     if prefixes:
-        paths = [p for p in paths if p.name.startswith(tuple(prefixes))]
+        wanted = tuple(p.zfill(2) if p.isdigit() else p for p in prefixes)
+        paths = [p for p in paths if p.name.startswith(wanted)]
     return paths
+
+
+def all_notebook_paths(prefixes=()):
+    """The numbered notebooks and those of each edition in a subfolder (notebooks/ko/...)."""
+    editions = sorted(d for d in NOTEBOOK_DIR.iterdir() if d.is_dir() and not d.name.startswith("."))
+    return notebook_paths(prefixes) + [p for d in editions for p in notebook_paths(prefixes, d)]
+
+
+def uncommitted(path):
+    """git's status of `path` in two letters ("M ", "??", ...), "" if it matches the last commit,
+    or a sentence when git cannot say (not a checkout, no git)."""
+    try:
+        done = subprocess.run(["git", "status", "--porcelain", "--", str(path)], cwd=ROOT,
+                              capture_output=True, text=True)
+    except FileNotFoundError:
+        return "git is not installed, so its changes cannot be told"
+    if done.returncode != 0:
+        return "this is not a git checkout, so its changes cannot be told"
+    return done.stdout[:2]
+
+
+def refuse_uncommitted(paths):
+    """One line for each notebook in `paths` that has uncommitted changes (none with FORCE=1)."""
+    if os.environ.get("FORCE") == "1":
+        return []
+    lines = []
+    for path in paths:
+        status = uncommitted(path)
+        if status:
+            why = f"git status {status.strip()}" if len(status) == 2 else status
+            lines.append(f"{Path(path).relative_to(ROOT)} is left as it is: it has changes that are "
+                         f"not committed ({why}). Commit them, discard them with `make reset "
+                         f"NB={Path(path).name[:2]}`, or set FORCE=1 to rewrite it anyway.")
+    return lines
 
 
 def project():
     """pyproject.toml's [project] table."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
     with open(ROOT / "pyproject.toml", "rb") as f:
         return tomllib.load(f)["project"]
 
@@ -42,3 +91,9 @@ def version():
     if found is None:
         raise ValueError("helpers/__init__.py has no line __version__ = \"X.Y.Z\"")
     return found.group(1)
+
+
+if __name__ == "__main__":
+    for path in all_notebook_paths():
+        print(path.relative_to(ROOT))
+    sys.exit(0)

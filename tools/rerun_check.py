@@ -7,14 +7,21 @@ notebook once more from the top (pass 2), and requires, after
 tests/sanitize.cfg (as nbval compares):
 - a cell's second run prints what its first printed;
 - pass 2 prints what pass 1 printed, so running any cell twice changed
-  nothing that follows, and a whole notebook or section can be run again.
+  nothing that follows, and a whole notebook or section can be run again;
+- from the setup cell on, no cell leaves torch's thread count, default dtype
+  or grad mode other than it found them (later cells, and their timings,
+  would run differently than the text says).
+Cells nbval skips (`nbval-skip`) are not run; those whose output nbval ignores
+run but are not compared. Only the numbered notebooks are run, never copies.
 
     python tools/rerun_check.py                 # every notebook
     python tools/rerun_check.py 03 12           # notebooks whose name starts with 03 or 12
 
-Exit status 1 names each cell whose second run differs, with both texts.
+Exit status 1 names each cell whose second run differs, with both texts, and each
+cell that changes those settings.
 """
 
+import copy
 import os
 import re
 import sys
@@ -23,6 +30,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
+from nbval.plugin import coalesce_streams
 
 from course_paths import ROOT, notebook_paths
 
@@ -38,25 +46,22 @@ def sanitizers(path=SANITIZE):
     return pairs
 
 
+# What nbval leaves out of its comparison (images are compared only with nbdime).
+NOT_COMPARED = {"image/png", "image/jpeg", "application/vnd.jupyter.widget-view+json"}
+
+
 def texts(cell, pairs):
-    """What nbval compares in a cell's outputs: streams, text/plain, text/html, errors; sanitized."""
+    """What nbval compares in a cell's outputs, sanitized: each stream (its chunks joined, as
+    nbval joins them), each error's name and message, each output's data but images."""
     found = []
-    streams = {}  # a stream arrives in pieces as the kernel flushes it; nbval joins them, so do we
-    for out in cell.get("outputs", []):
+    for out in coalesce_streams(copy.deepcopy(cell.get("outputs", []))):
         if out.output_type == "stream":
-            if out.name not in streams:
-                streams[out.name] = len(found)
-                found.append(f"{out.name}: ")
-            found[streams[out.name]] += out.text
+            found.append(f"{out.name}: {out.text}")
         elif out.output_type == "error":
             found.append(f"error: {out.ename}: {out.evalue}")
         elif "data" in out:
-            data = out.data
-            if "application/vnd.jupyter.widget-view+json" in data:
-                continue
-            for mime in ("text/plain", "text/html"):
-                if mime in data:
-                    found.append(f"{mime}: {data[mime]}")
+            found += [f"{mime}: {value}" for mime, value in sorted(out.data.items())
+                      if mime not in NOT_COMPARED]
     return "\n".join(sanitize(text, pairs) for text in found)
 
 
@@ -66,16 +71,27 @@ def sanitize(text, pairs):
     return text
 
 
+def tags(cell):
+    return set(cell.metadata.get("tags", []))
+
+
 def compared(cell):
-    tags = cell.metadata.get("tags", [])
-    return cell.cell_type == "code" and not {"nbval-ignore-output", "nbval-skip"} & set(tags)
+    return cell.cell_type == "code" and not {"nbval-ignore-output", "nbval-skip"} & tags(cell)
+
+
+# Run after each cell from the setup cell on: the settings no cell may leave changed. It binds no
+# name in the learner's namespace and prints no value (the kernel's `_` stays).
+PROBE = nbformat.v4.new_code_cell(
+    'print("thread count, default dtype, grad mode:", __import__("torch").get_num_threads(),\n'
+    '      __import__("torch").get_default_dtype(), __import__("torch").is_grad_enabled())')
 
 
 def run_twice(path, device="cpu", timeout=600):
     """Run each code cell twice in a row, then the notebook again from the top, in one kernel.
 
     Returns [(cell index, what differs, first text, other text)]: "run again at once" when a
-    cell's second run differs from its first, "run again later" when pass 2 differs from pass 1.
+    cell's second run differs from its first, "run again later" when pass 2 differs from pass 1,
+    "settings" when a cell leaves torch's settings other than it found them.
     """
     nb = nbformat.read(path, as_version=4)
     pairs = sanitizers()
@@ -90,12 +106,21 @@ def run_twice(path, device="cpu", timeout=600):
             pass  # recorded in the cell's outputs (allow_errors)
         return texts(cell, pairs)
 
-    code = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    code = [(i, c) for i, c in enumerate(nb.cells)
+            if c.cell_type == "code" and "nbval-skip" not in tags(c)]
     differences = []
-    with client.setup_kernel(env={**os.environ, "COURSE_DEVICE": device}):
-        first = {}
+    env = {**os.environ, "COURSE_DEVICE": device, "PYTHONHASHSEED": "0"}
+    with client.setup_kernel(env=env):
+        first, settings = {}, None
         for index, cell in code:
             first[index] = run(index, cell)
+            if settings is None and "setup" in tags(cell):
+                settings = run(-1, PROBE)
+            elif settings is not None:
+                after = run(-1, PROBE)
+                if after != settings:
+                    differences.append((index, "settings", settings, after))
+                    settings = after
             again = run(index, cell)
             if compared(cell) and again != first[index]:
                 differences.append((index, "run again at once", first[index], again))
@@ -107,14 +132,19 @@ def run_twice(path, device="cpu", timeout=600):
 
 
 def report(path, differences):
-    lines = [f"{path.name}: {len(differences)} cell(s) print something else when run again"]
+    lines = [f"{path.name}: {len(differences)} cell(s) print something else when run again "
+             "or change torch's settings"]
     for index, how, first, other in differences:
-        lines.append(f"  cell {index} ({how}):\n    first:  {first[:400]!r}\n    again:  {other[:400]!r}")
+        if how == "settings":
+            lines.append(f"  cell {index} leaves torch's settings changed:\n"
+                         f"    before: {first}\n    after:  {other}")
+        else:
+            lines.append(f"  cell {index} ({how}):\n    first:  {first[:400]!r}\n"
+                         f"    again:  {other[:400]!r}")
     return "\n".join(lines)
 
 
 def main(argv):
-    os.environ.setdefault("PYTHONHASHSEED", "0")
     failed = 0
     for path in notebook_paths(argv):
         differences = run_twice(path)

@@ -4,7 +4,9 @@
     python tools/run_notebooks.py 01 03           # notebooks whose name starts with 01 or 03
 
 Stored outputs come from a CPU run (COURSE_DEVICE=cpu) so that they are the
-same on every machine that checks them. `timed_copies` runs copies instead
+same on every machine that checks them. Only the numbered notebooks (NN_name.ipynb) are run,
+never JupyterLab's copies, and a notebook with uncommitted changes is left alone unless
+FORCE=1: re-executing it replaces what a learner's session left in it. `timed_copies` runs copies instead
 (the stored outputs stay): `make bench` and `make gpu-check` time notebooks with it.
 """
 
@@ -18,7 +20,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from course_paths import notebook_paths
+from course_paths import notebook_paths, refuse_uncommitted
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
@@ -79,15 +81,21 @@ def timed_copies(paths, device="cpu"):
 
 def main(argv):
     os.environ.setdefault("PYTHONHASHSEED", "0")
+    paths = select(argv)
+    refused = refuse_uncommitted(paths)
+    if refused:
+        print("\n".join(refused))
+        return 1
     total = 0.0
-    for path in select(argv):
+    for path in paths:
         start = time.perf_counter()
         execute(path, device="cpu")
         seconds = time.perf_counter() - start
         total += seconds
         print(f"{path.name}: executed in {seconds:.1f} s", flush=True)
     print(f"all: {total:.1f} s")
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -5,7 +5,11 @@ helpers/__init__.py (its only definition); this script writes them into the badg
 links and into the setup cell, which installs exactly that version in Colab.
 
     python tools/sync_notebooks.py          # rewrite notebooks in place
+    python tools/sync_notebooks.py 03       # only notebooks whose name starts with 03
     python tools/sync_notebooks.py --check  # exit 1 if any notebook is out of date
+
+Only the numbered notebooks (NN_name.ipynb) are touched, and one with uncommitted changes is
+left alone unless FORCE=1 (a learner may have edited its setup cell).
 """
 
 import re
@@ -14,23 +18,27 @@ from string import Template
 
 import nbformat
 
-from course_paths import notebook_paths, project, repo_url, version
+from course_paths import notebook_paths, project, refuse_uncommitted, repo_url, version
 
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 BADGE_RE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)")
 SETUP_TAG = "setup"
 # What a learner reads first. In Colab: pip install the notebook's version from PyPI, else
-# from its git tag. Everywhere: stop with two sentences (what went wrong, what to do) when
-# the course package is missing or another version. SetupError's _render_traceback_ makes
-# Jupyter and Colab show those sentences instead of a traceback.
+# from its git tag; pip's log tells "offline" from "not published", each with its own advice.
+# Everywhere: stop with two sentences (what went wrong, what to do) when the course package is
+# missing, another version, or half-installed (in Colab reinstalled once first). SetupError's
+# _render_traceback_ makes Jupyter and Colab show those sentences instead of a traceback.
 SETUP_CELL = Template('''\
 # Setup (the same in every notebook). In Colab it installs the course package first.
+import importlib
+import re
 import subprocess
 import sys
 
 VERSION = "$version"  # the course package version this notebook was checked with
 PACKAGE = "$package"
 REPO = "$repo"
+PIN = f"{PACKAGE}=={VERSION}"
 
 
 class SetupError(Exception):
@@ -38,19 +46,52 @@ class SetupError(Exception):
         return str(self).splitlines()
 
 
-def pip_install(spec):
-    """True if pip installed `spec` (its own output stays hidden)."""
-    pip = [sys.executable, "-m", "pip", "install", "-q", spec]
-    return subprocess.run(pip, capture_output=True).returncode == 0
+def pip_install(*args):
+    """"" if pip installed, else its log, which tells "offline" from "not published"."""
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-vv", *args],
+                         capture_output=True, text=True)
+    return "" if pip.returncode == 0 else pip.stdout + pip.stderr
 
 
-if "google.colab" in sys.modules and not pip_install(f"{PACKAGE}=={VERSION}"):
-    if not pip_install(f"{PACKAGE} @ git+{REPO}@v{VERSION}"):  # the release's git tag
-        raise SetupError(
-            f"Could not install {PACKAGE} {VERSION} from PyPI or from {REPO}.\\n"
-            "Check that the runtime is online, then run this cell again."
-        )
+def install():
+    """This version from PyPI, else from its git tag; or stop, saying why."""
+    log = pip_install(PIN)
+    if not log or not pip_install(f"{PACKAGE} @ git+{REPO}@v{VERSION}"):
+        return
+    if re.search("connection error|Failed to establish|Could not resolve", log):
+        raise SetupError(f"Could not install {PIN}: this runtime cannot reach PyPI.\\n"
+                         "Check that the runtime is online, then run this cell again.")
+    if "No matching distribution" in log:
+        raise SetupError(f"{PIN} is not published, on PyPI or as the git tag v{VERSION}.\\n"
+                         f"Open the notebook from a release ({REPO}/releases) instead.")
+    error = "".join(re.findall(r"^ERROR: (.*?)\\.?$$", log, re.M)[-1:]) or "see its log"
+    raise SetupError(f"pip could not install {PIN}: {error}.\\n"
+                     f"Run `!pip install {PIN}` in a new cell to read pip's whole log.")
 
+
+def import_whole():
+    """helpers with every part in place; in Colab a half-finished install is reinstalled once."""
+    for attempt in range(2):
+        try:
+            return importlib.import_module("helpers.setup").check_install(PACKAGE)
+        except Exception as error:
+            problem = error
+        if attempt or "google.colab" not in sys.modules or pip_install(
+                "--force-reinstall", "--no-deps", PIN):
+            break
+        for name in [name for name in sys.modules if name.split(".")[0] == "helpers"]:
+            del sys.modules[name]  # import the reinstalled files afresh
+        importlib.invalidate_caches()
+    culprit = getattr(problem, "name", None) or "helpers"
+    fix = PIN if culprit.startswith("helpers") else culprit.split(".")[0]
+    raise SetupError(
+        f"The course package {VERSION} is installed but does not import: {problem}.\\n"
+        f"Run `pip install --force-reinstall --no-deps {fix}`, then restart the kernel."
+    )
+
+
+if "google.colab" in sys.modules:
+    install()
 try:
     import helpers
 except ModuleNotFoundError:
@@ -59,10 +100,10 @@ found = getattr(helpers, "__version__", "none")
 if found != VERSION:
     raise SetupError(
         f"This notebook needs the course package {VERSION}; this kernel has {found}.\\n"
-        f"Run `pip install {PACKAGE}=={VERSION}` (in a clone of the course:"
-        " `pip install -e .`), then restart the kernel."
+        f"Run `pip install {PIN}` (in a clone of the course: `pip install -e .`),"
+        " then restart the kernel."
     )
-
+helpers = import_whole()
 device = helpers.setup_notebook()''')
 
 
@@ -101,17 +142,30 @@ def sync(nb, name):
 
 def main(argv):
     check = "--check" in argv
-    stale = []
-    for path in notebook_paths():
+    prefixes = [a for a in argv if a != "--check"]
+    paths = notebook_paths(prefixes)
+    if not paths:
+        print(f"no notebook matches {prefixes}")
+        return 2
+    stale = {}
+    for path in paths:
         nb = nbformat.read(path, as_version=4)
         if sync(nb, path.name):
-            stale.append(path.name)
-            if not check:
-                nbformat.write(nb, path)
-    if check and stale:
-        print("out of date (run `make sync`): " + ", ".join(stale))
+            stale[path] = nb
+    names = ", ".join(p.name for p in stale) or "none"
+    if check:
+        if stale:
+            print(f"out of date (run `make sync`): {names}")
+            return 1
+        print("stale: none")
+        return 0
+    refused = refuse_uncommitted(stale)
+    if refused:
+        print("\n".join(refused))
         return 1
-    print(("stale: " if check else "updated: ") + (", ".join(stale) or "none"))
+    for path, nb in stale.items():
+        nbformat.write(nb, path)
+    print(f"updated: {names}")
     return 0
 
 

@@ -1,7 +1,12 @@
-"""Train notebook 12's tiny fact model on CPU and write it to data/fact_model/.
+"""Train notebook 12's tiny fact model on CPU and write it to build/fact_model/.
 
-    python tools/train_fact_model.py            # the shipped model (make train-model)
+    python tools/train_fact_model.py            # the shipped recipe, beside the shipped weights
+    REPLACE=1 python tools/train_fact_model.py  # over the shipped weights in data/fact_model/
     python tools/train_fact_model.py --steps 50 --out /tmp/fact_model
+
+`make train-model` runs the first (`make train-model REPLACE=1` the second): the weights the
+notebooks and the package use stay as they are until asked, and `cmp` tells whether a retrained
+file equals the shipped one.
 
 The training itself is `helpers.kv_memory.train` (full-batch Adam on the six
 training phrasings of every fact, with word vectors, the head and attention's
@@ -34,11 +39,18 @@ sys.path.insert(0, str(ROOT))
 from helpers import facts, kv_memory  # noqa: E402
 
 
+def output_dir():
+    """build/fact_model/, or the shipped data/fact_model/ with REPLACE=1."""
+    if os.environ.get("REPLACE") == "1":
+        return ROOT / "data" / "fact_model"
+    return ROOT / "build" / "fact_model"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=ROOT / "data" / "fact_model")
+    parser.add_argument("--out", type=Path, default=output_dir())
     args = parser.parse_args(argv)
     torch.set_num_threads(1)  # small matmuls: one thread is fastest and reproducible
     start = time.perf_counter()
@@ -49,7 +61,10 @@ def main(argv=None):
         acc = kv_memory.accuracy(model, kv_memory.make_prompts(vocab, templates))
         print(f"accuracy on {name}: {acc:.1%}")
     kv_memory.save(model, vocab, args.out)
-    print(f"trained in {seconds:.1f} s; wrote {args.out}")
+    shipped = ROOT / "data" / "fact_model"
+    print(f"trained in {seconds:.1f} s; wrote {args.out}"
+          + ("" if args.out == shipped else " (the shipped model in data/fact_model/ is unchanged;"
+             " REPLACE=1 writes there)"))
 
 
 if __name__ == "__main__":

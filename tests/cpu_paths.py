@@ -1,0 +1,96 @@
+"""Check that numpy and OpenBLAS take the code paths this process's environment asks for,
+then (after `--`) run pytest with the arguments given. tests/test_portability.py runs it.
+
+    python tests/cpu_paths.py --off X86_V3,X86_V4 --openblas Sandybridge -- -q --nbval ...
+
+NPY_DISABLE_CPU_FEATURES and OPENBLAS_CORETYPE change nothing where a library ignores them (a
+name numpy does not dispatch, a BLAS that is not OpenBLAS), and then a portability run would
+test this machine's own paths once more. So each feature in --off must be off in numpy's
+`__cpu_features__` and chosen by none of its dispatched functions, and every OpenBLAS loaded
+(numpy's and scipy's own copies) must report the --openblas core, as threadpoolctl reads it.
+Exit status 3 and one line per problem if not; without threadpoolctl the OpenBLAS side is
+reported as not checked.
+"""
+
+import argparse
+import sys
+
+
+def numpy_features():
+    """numpy's (dispatched features, {feature: available and enabled}), numpy 1.x or 2.x."""
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # numpy 1.x
+        from numpy.core import _multiarray_umath as umath
+    return list(umath.__cpu_dispatch__), dict(umath.__cpu_features__)
+
+
+def numpy_problems(off):
+    """What in numpy still uses a feature of `off`."""
+    _, features = numpy_features()
+    problems = [f"numpy still has {name} on" for name in off if features.get(name)]
+    try:
+        from numpy.lib.introspect import opt_func_info  # numpy 2.0 on
+    except ImportError:
+        return problems
+    chosen = {target["current"] for signatures in opt_func_info().values()
+              for target in signatures.values()}
+    problems += [f"numpy's functions still run their {name} code" for name in sorted(chosen & set(off))]
+    return problems
+
+
+def openblas_cores():
+    """{library file: core} of each OpenBLAS loaded by numpy and scipy, or None without threadpoolctl."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return None
+    import numpy  # noqa: F401  (loads numpy's OpenBLAS)
+    import scipy.linalg  # noqa: F401  (and scipy's)
+
+    return {info["filepath"]: info.get("architecture") for info in threadpool_info()
+            if info["internal_api"] == "openblas"}
+
+
+def check(off, openblas):
+    """(problems, notes): what takes another path than asked, and what could not be checked."""
+    problems, notes = numpy_problems(off), []
+    if openblas:
+        cores = openblas_cores()
+        if cores is None:
+            notes.append(f"OpenBLAS's core ({openblas} asked) is not checked: threadpoolctl is "
+                         "not installed")
+        elif not cores:
+            notes.append("no OpenBLAS is loaded, so OPENBLAS_CORETYPE changes nothing")
+        else:
+            problems += [f"OpenBLAS {path} runs its {core} core, not {openblas}"
+                         for path, core in cores.items() if str(core).lower() != openblas.lower()]
+    return problems, notes
+
+
+def main(argv):
+    if "--" in argv:
+        argv, pytest_args = argv[:argv.index("--")], argv[argv.index("--") + 1:]
+    else:
+        pytest_args = None
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--off", default="", help="numpy features that must be off, comma-separated")
+    parser.add_argument("--openblas", default="", help="the core every OpenBLAS must run")
+    args = parser.parse_args(argv)
+    problems, notes = check([f for f in args.off.split(",") if f], args.openblas)
+    for line in problems:
+        print(f"wrong path: {line}")
+    for line in notes:
+        print(f"not checked: {line}")
+    if problems:
+        return 3
+    print("paths: as asked", flush=True)
+    if pytest_args is None:
+        return 0
+    import pytest
+
+    return pytest.main(pytest_args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
