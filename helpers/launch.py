@@ -1,22 +1,32 @@
-"""Start N worker processes joined by torch.distributed, and collect what each one returns.
+"""Start N worker processes joined by torch.distributed, collect what each returns, leave nothing behind.
 
-    results = launch(task, payload, world_size)   # task(rank, world_size, payload, device) in each
+    results = launch(task, payloads)   # task(rank, world_size, payloads[rank], device) in each worker
 
-Each worker is a fresh Python process (start method "spawn", which works the same on Linux,
-macOS, Windows and in Colab) that joins a process group on 127.0.0.1 (backend gloo on CPU,
-NCCL with one GPU per worker), loads the payload, runs `task` and saves what it returns.
+Each worker is a fresh Python process that joins a process group on 127.0.0.1 (backend gloo on
+the CPU, NCCL with one GPU per worker), loads its own payload, runs `task` and saves what it
+returns. A function written in a notebook cell has no module a worker could import, so
+`portable` describes it by its source code, and `load_portable` runs that source in the worker
+with `torch`, `F` and `nn` in scope.
 
-"spawn" finds a function by its module and name. A function written in a notebook cell has
-no module a child could import, so `portable` describes it by its source code instead, and
-`load_portable` runs that source in the child with `torch`, `F` and `nn` in scope.
+Ending cleanly matters as much as starting (helpers.workers does the parent's side). On a
+timeout, an interrupt or a failed worker, the parent stops every worker's process group, reaps
+each process, says in one sentence how each worker ended, and removes the run's folder. A worker
+also quits by itself when its parent dies (its stdin closes), and the folder a killed kernel left
+behind is removed when the next run starts.
 """
 
 import importlib
+import importlib.util
 import inspect
+import json
 import os
+import shutil
+import site
 import socket
+import sys
 import tempfile
 import textwrap
+import threading
 import time
 import traceback
 import warnings
@@ -25,13 +35,16 @@ from pathlib import Path
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
 import torch.nn.functional as F
 from torch import nn
 
+from helpers import workers as _workers
 from helpers.device import pick_device
+from helpers.workers import WorkerError, remove_stale_runs, runs_dir  # noqa: F401 - part of this API
 
 HOST = "127.0.0.1"
+PARENT_GONE = 75       # the exit code of a worker whose parent went away
+_CHILD = "from helpers.launch import _child_main; _child_main()"
 
 
 def free_port():
@@ -49,12 +62,12 @@ def pick_backend(world_size):
 
 
 def portable(fn):
-    """How a spawned child finds fn: {'module', 'name'} if importable, else {'source', 'name'}."""
+    """How a worker finds fn: {'module', 'name', 'file'} if it lives in a module, else {'source', 'name'}."""
     if not callable(fn) or getattr(fn, "__name__", "<lambda>") == "<lambda>":
         raise TypeError(f"the worker function must be written with def, got {fn!r}")
     module, name = getattr(fn, "__module__", None), fn.__name__
     if module not in (None, "__main__") and "<locals>" not in fn.__qualname__:
-        return {"module": module, "name": name}
+        return {"module": module, "name": name, "file": getattr(sys.modules.get(module), "__file__", None)}
     try:
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as err:
@@ -66,78 +79,158 @@ def portable(fn):
 def load_portable(spec):
     """The function `portable` described, in this process."""
     if "module" in spec:
-        return getattr(importlib.import_module(spec["module"]), spec["name"])
+        try:
+            module = importlib.import_module(spec["module"])
+        except ModuleNotFoundError:   # a module found where the parent looked (a test's folder, say)
+            if not spec.get("file"):
+                raise
+            found = importlib.util.spec_from_file_location(spec["module"], spec["file"])
+            module = importlib.util.module_from_spec(found)
+            found.loader.exec_module(module)
+        return getattr(module, spec["name"])
     namespace = {"torch": torch, "F": F, "nn": nn}
     exec(compile(spec["source"], f"<{spec['name']}>", "exec"), namespace)  # noqa: S102 - the learner's own cell
     return namespace[spec["name"]]
 
 
-def _worker(rank, world_size, port, backend, outdir, timeout_s, task):
-    """Entry point of each spawned process (rank 0 .. world_size-1)."""
-    # What the process writes to stderr goes to a file: the parent puts it into the
-    # error when a worker fails, and repeats it as a warning when all succeed.
-    err = os.open(Path(outdir) / f"stderr{rank}.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    os.dup2(err, 2)
+def peak_memory_bytes():
+    """This process's peak resident memory in bytes, or None where the system does not say."""
+    try:   # Linux: the high-water mark of this program alone (ru_maxrss would count the parent's too)
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        import resource
+    except ImportError:            # Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024     # macOS counts bytes, others KiB
+
+
+# ---- in each worker -------------------------------------------------------------------------
+
+def _exit_when_parent_goes():
+    """Block on stdin, a pipe from the parent; it closes when the parent dies, even by SIGKILL."""
+    try:
+        while sys.stdin.buffer.read(1 << 16):
+            pass
+    finally:
+        os._exit(PARENT_GONE)
+
+
+def _child_main():
+    """A worker's entry point: join the group, run the task on its payload, save the result."""
+    rank, world_size, port, backend, outdir, timeout_s, task, payload_files = json.loads(sys.argv[1])
+    threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
+    outdir = Path(outdir)
     try:
         torch.set_num_threads(1)
-        os.environ.update(MASTER_ADDR=HOST, MASTER_PORT=str(port))
         dev = torch.device(f"cuda:{rank}") if backend == "nccl" else torch.device("cpu")
         if dev.type == "cuda":
             torch.cuda.set_device(dev)
-        dist.init_process_group(backend, rank=rank, world_size=world_size,
-                                timeout=timedelta(seconds=timeout_s))
+        dist.init_process_group(backend, init_method=f"tcp://{HOST}:{port}", rank=rank,
+                                world_size=world_size, timeout=timedelta(seconds=timeout_s))
         try:
-            payload = torch.load(Path(outdir) / "payload.pt", weights_only=False)
-            torch.save(task(rank, world_size, payload, dev), Path(outdir) / f"result{rank}.pt")
+            payload = torch.load(outdir / payload_files[rank], weights_only=False)
+            result = load_portable(task)(rank, world_size, payload, dev)
+            torch.save(result, outdir / f"result{rank}.tmp")
+            os.replace(outdir / f"result{rank}.tmp", outdir / f"result{rank}.pt")   # whole, or not there
             dist.barrier()
         finally:
             dist.destroy_process_group()
-    except Exception:
-        with open(Path(outdir) / f"error{rank}.txt", "w") as f:
-            f.write(traceback.format_exc())
-        raise
-    # The result is saved and the process group destroyed: leave now, skipping the
-    # interpreter's teardown of torch, which takes seconds on a busy machine.
+    except BaseException as err:   # SystemExit and KeyboardInterrupt too: say what happened
+        if isinstance(err, SystemExit):
+            code = err.code if isinstance(err.code, int) else (0 if err.code is None else 1)
+            said = f"its function called sys.exit({err.code!r})"
+        else:
+            code, said = 1, f"raised {type(err).__name__}: " + (str(err).strip().splitlines() or [""])[0]
+        (outdir / f"error{rank}.txt").write_text(f"{said}\n{traceback.format_exc()}")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    # Saved and disconnected: leave now, skipping the interpreter's teardown of torch (seconds).
+    sys.stdout.flush()
+    sys.stderr.flush()
     os._exit(0)
 
 
-def _messages(outdir, world_size, kinds):
-    """The workers' messages of the given kinds ('error', 'stderr'), one block each."""
-    parts = []
-    for rank in range(world_size):
-        for kind in kinds:
-            path = Path(outdir) / f"{kind}{rank}.txt"
-            if path.exists() and path.read_text().strip():
-                parts.append(f"--- worker {rank} {kind} ---\n{path.read_text().strip()}")
-    return "\n".join(parts)
+# ---- in the parent --------------------------------------------------------------------------
+
+def _start(rank, args, outdir):
+    """Start worker `rank`: a fresh Python that runs _child_main with the parent's import path."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")   # one thread each: the workers share the cores
+    root = str(Path(__file__).resolve().parent.parent)   # the folder that holds this helpers package
+    if root not in {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}:
+        # A checkout (or a notebook's folder): let the worker import this same helpers, first.
+        env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
+    command = [sys.executable, "-c", _CHILD, json.dumps([rank, *args])]
+    return _workers.start(rank, command, outdir, env)
 
 
-def launch(task, payload, world_size, backend=None, timeout_s=300.0):
-    """task(rank, world_size, payload, device) in world_size processes; their results, by rank.
+def _save_payloads(payloads, outdir):
+    """Write each worker's payload; one object given to several workers is written once. File names."""
+    names, written = [], {}
+    for rank, payload in enumerate(payloads):
+        if id(payload) not in written:
+            written[id(payload)] = f"payload{rank}.pt"
+            torch.save(payload, outdir / written[id(payload)])
+        names.append(written[id(payload)])
+    return names
 
-    task: a module-level function (spawn imports it by name). Raises RuntimeError with the
-    workers' messages if one fails or they take longer than timeout_s seconds.
+
+def launch(task, payloads, backend=None, timeout_s=300.0):
+    """task(rank, world_size, payloads[rank], device) in len(payloads) processes; results by rank.
+
+    task: a module-level function (workers import it by name). Raises WorkerError, one sentence
+    on how each worker ended and then what they wrote, if one fails or they take over timeout_s
+    seconds; on an interrupt, stops them and raises KeyboardInterrupt with that sentence.
     """
-    backend = pick_backend(world_size) if backend is None else backend
+    if not isinstance(payloads, (list, tuple)) or not payloads:
+        raise ValueError(f"payloads must be a non-empty list, one per worker, got {type(payloads).__name__}")
+    backend = pick_backend(len(payloads)) if backend is None else backend
     if backend not in ("gloo", "nccl"):
         raise ValueError(f"unknown backend {backend!r}; choose 'gloo' or 'nccl'")
-    with tempfile.TemporaryDirectory(prefix="course_workers_") as outdir:
-        torch.save(payload, Path(outdir) / "payload.pt")
-        args = (world_size, free_port(), backend, outdir, timeout_s, task)
-        context = mp.start_processes(_worker, args=args, nprocs=world_size, join=False,
-                                     start_method="spawn")
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not timeout_s > 0:
+        raise ValueError(f"timeout_s must be a number of seconds > 0, got {timeout_s!r}")
+    world_size, task = len(payloads), portable(task)
+    remove_stale_runs()
+    outdir = Path(tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=runs_dir()))
+    workers, ended = [], None
+    try:
+        args = [world_size, free_port(), backend, str(outdir), timeout_s, task,
+                _save_payloads(payloads, outdir)]
+        workers = [_start(rank, args, outdir) for rank in range(world_size)]
         deadline = time.monotonic() + timeout_s
+        while ended is None:
+            if _workers.poll(workers):
+                ended = "failed" if any(w.failed() for w in workers) else "finished"
+            elif any(w.failed() for w in workers):
+                _workers.wait(workers, _workers.GRACE_S)   # the others usually fail at once too, and say more
+                ended = "failed"
+            elif time.monotonic() > deadline:
+                ended = f"timed out after {timeout_s:g} s"
+            else:
+                time.sleep(0.02)
+    except KeyboardInterrupt:
+        ended = "was interrupted"
+    finally:
+        _workers.stop(workers)
         try:
-            while not context.join(timeout=0.05):
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"workers did not finish within {timeout_s} s")
-        except Exception as err:
-            for process in context.processes:
-                if process.is_alive():
-                    process.terminate()
-            said = _messages(outdir, world_size, ("error", "stderr")) or "no worker left a message"
-            raise RuntimeError(f"run with {world_size} workers failed: {type(err).__name__}\n{said}") from None
-        printed = _messages(outdir, world_size, ("stderr",))
-        if printed:
-            warnings.warn(f"the workers wrote to stderr:\n{printed}", RuntimeWarning, stacklevel=3)
-        return [torch.load(Path(outdir) / f"result{r}.pt", weights_only=False) for r in range(world_size)]
+            if ended == "finished":
+                results = [torch.load(outdir / f"result{r}.pt", weights_only=False) for r in range(world_size)]
+                printed, said = _workers.messages(workers, ("stdout",)), _workers.messages(workers, ("stderr",))
+            elif ended is not None:
+                sentence, details = _workers.report(workers, ended), _workers.messages(workers, ("error", "stderr"))
+        finally:
+            shutil.rmtree(outdir, ignore_errors=True)
+    if ended == "was interrupted":
+        raise KeyboardInterrupt(sentence) from None
+    if ended != "finished":
+        raise WorkerError(sentence, details, [w.process.pid for w in workers]) from None
+    if printed:
+        print(printed)
+    if said:
+        warnings.warn(f"the workers wrote to stderr:\n{said}", RuntimeWarning, stacklevel=3)
+    return results

@@ -5,7 +5,8 @@ starts one process per shard, each loads only its own shard and runs a worker
 function (`worker_forward` by default, or yours), whose partial outputs are
 summed by an all-reduce. `run_parallelized` does the same split with PyTorch's
 own engine (`parallelize_module` with `ColwiseParallel` / `RowwiseParallel`),
-the API used on real GPUs.
+the API used on real GPUs; it needs `torch.distributed.tensor`, public from torch 2.5
+(`engine_missing()` says so in a sentence on an older torch).
 
 `helpers.launch` starts the processes; a worker function written in a notebook cell
 runs there from its source code, with `torch`, `F` and `nn` in scope.
@@ -26,7 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers import validate
-from helpers.launch import launch, load_portable, pick_backend, portable  # noqa: F401 - pick_backend for notebook 10
+from helpers.launch import launch, load_portable, peak_memory_bytes, pick_backend, portable  # noqa: F401 - pick_backend for notebook 10
 
 SHARD_KEYS = ("W1", "b1", "W2", "b2")
 GATED_KEYS = ("W_gate", "W_up", "W_down")
@@ -42,6 +43,15 @@ def worker_forward(x, shard, all_reduce):
 
 def split_gated(mlp, n_workers):
     """Shards of a helpers.gated.GatedMLP: gate and up by columns, down by rows (math layout)."""
+    # Imported here, not above: workers import this module, and helpers.gated loads scipy.
+    from helpers.gated import GatedMLP
+
+    if not isinstance(mlp, GatedMLP):
+        raise TypeError(f"mlp must be a helpers.gated.GatedMLP (gate_proj, up_proj, down_proj), "
+                        f"got {type(mlp).__name__}")
+    if any(m.bias is not None for m in (mlp.gate_proj, mlp.up_proj, mlp.down_proj)):
+        raise ValueError("mlp must have no biases (Llama's MLP has none; these shards hold weights only), "
+                         "got a GatedMLP built with bias=True")
     n_workers = validate.positive_int(n_workers, "n_workers")
     if mlp.d_ff % n_workers:
         raise ValueError(f"n_workers must divide d_ff = {mlp.d_ff}, got {n_workers}")
@@ -92,6 +102,21 @@ class WorkerResult:
     sent_bytes: list              # bytes of each all-reduce, in order
     seconds: float                # wall time of the forward, all-reduce included
     collectives: dict = field(default_factory=dict)   # name -> count, e.g. {"all_reduce": 1}
+    peak_memory: int | None = None                     # the process's peak resident bytes
+
+
+def peak_memory_summary(results, expected_below=0.5e9):
+    """A clause on the workers' peak memory, measured against what the text expects (bytes)."""
+    validate.positive_number(expected_below, "expected_below")
+    if not isinstance(results, (list, tuple)):
+        raise TypeError(f"results must be a list of the workers' results (from run), got {type(results).__name__}")
+    peaks = [r.peak_memory for r in results]
+    if any(p is None for p in peaks):
+        return "this system does not report a process's peak memory"
+    if max(peaks) <= expected_below:
+        return f"each worker's memory peaked below {expected_below / 1e9:.1f} GB"
+    return (f"a worker's memory peaked at {max(peaks) / 1e9:.2f} GB, above the {expected_below / 1e9:.1f} GB "
+            "the text expects (a torch built for CUDA loads more)")
 
 
 def check_shards(shards, x):
@@ -129,17 +154,20 @@ def check_shard_list(shards):
 def _result(rank, out, held, sent_bytes, collectives, seconds):
     return WorkerResult(rank=rank, output=out.detach().cpu(), n_params=sum(v.numel() for v in held.values()),
                         shard_shapes={k: tuple(v.shape) for k, v in held.items()},
-                        sent_bytes=sent_bytes, seconds=seconds, collectives=collectives)
+                        sent_bytes=sent_bytes, seconds=seconds, collectives=collectives,
+                        peak_memory=peak_memory_bytes())
 
 
 def _shards_task(rank, world_size, payload, dev):
     """In each worker: its forward function on its own shard, with a counting all-reduce."""
-    shard = {k: v.to(dev) for k, v in payload["shards"][rank].items()}
+    shard = {k: v.to(dev) for k, v in payload["shard"].items()}
     forward = load_portable(payload["forward"])
     reduce = CountingAllReduce()
     start = time.perf_counter()
     out = forward(payload["x"].to(dev), shard, reduce)
     seconds = time.perf_counter() - start
+    if not isinstance(out, torch.Tensor):
+        raise TypeError(f"the worker function must return a tensor, got {type(out).__name__}")
     return _result(rank, out, shard, reduce.sent_bytes, {"all_reduce": len(reduce.sent_bytes)}, seconds)
 
 
@@ -192,9 +220,22 @@ def run(shards, x, forward=None, backend=None, timeout_s=300.0):
         forward = worker_forward
     else:
         check_shard_list(shards)
-    payload = {"forward": portable(forward), "x": x.detach().cpu(),
-               "shards": [{k: v.detach().cpu().clone() for k, v in s.items()} for s in shards]}
-    return launch(_shards_task, payload, len(shards), backend, timeout_s)
+    spec, x = portable(forward), x.detach().cpu()
+    payloads = [{"forward": spec, "x": x, "shard": {k: v.detach().cpu().clone() for k, v in s.items()}}
+                for s in shards]                       # each worker loads its own shard, and nothing else
+    return launch(_shards_task, payloads, backend, timeout_s)
+
+
+def engine_missing():
+    """None when this torch has PyTorch's tensor-parallel engine (public from 2.5), else a sentence why not."""
+    try:   # what _parallelized_task imports
+        from torch.distributed.tensor import DTensor  # noqa: F401
+        from torch.distributed.tensor.debug import CommDebugMode  # noqa: F401
+        from torch.distributed.tensor.parallel import parallelize_module  # noqa: F401
+    except ImportError:
+        return (f"This torch ({torch.__version__.split('+')[0]}) is older than 2.5, the first to make "
+                "torch.distributed.tensor public, so this section is skipped.")
+    return None
 
 
 def run_parallelized(module, x, plan, n_workers, backend=None, timeout_s=300.0):
@@ -204,10 +245,13 @@ def run_parallelized(module, x, plan, n_workers, backend=None, timeout_s=300.0):
     Each WorkerResult holds the output, the local shards' shapes and the collectives run.
     """
     n_workers = validate.positive_int(n_workers, "n_workers")
+    missing = engine_missing()
+    if missing:
+        raise RuntimeError(missing.replace("so this section is skipped", "which run_parallelized needs"))
     for name, style in plan.items():
         if style not in ("colwise", "rowwise"):
             raise ValueError(f"plan[{name!r}] must be 'colwise' or 'rowwise', got {style!r}")
         if not isinstance(module.get_submodule(name), nn.Linear):
             raise ValueError(f"plan names {name!r}, which is not an nn.Linear of the module")
     payload = {"module": copy.deepcopy(module).cpu(), "plan": dict(plan), "x": x.detach().cpu()}
-    return launch(_parallelized_task, payload, n_workers, backend, timeout_s)
+    return launch(_parallelized_task, [payload] * n_workers, backend, timeout_s)   # one file, read by each

@@ -34,6 +34,7 @@ from helpers import (
     network3d,
     plots,
     progress,
+    tensor_parallel,
     timing,
 )
 from helpers.params import published
@@ -225,6 +226,10 @@ CASES = [
     ("kv_memory.accuracy", "wrong type", lambda: kv_memory.accuracy(small_model(), {"idx": 1}), TypeError,
      r"prompts must be a Prompts \(from make_prompts\), got dict"),
     ("kv_memory.accuracy", "None", lambda: kv_memory.accuracy(None, prompts()), TypeError, r"model must be a function"),
+    ("tensor_parallel.peak_memory_summary", "negative", lambda: tensor_parallel.peak_memory_summary([], -1), ValueError,
+     r"expected_below must be a finite number > 0"),
+    ("tensor_parallel.peak_memory_summary", "wrong type", lambda: tensor_parallel.peak_memory_summary(None), TypeError,
+     r"results must be a list"),
     ("kv_memory.rome_update", "wrong type", lambda: kv_memory.rome_update(torch.zeros(4, 8), [0.0] * 8, torch.zeros(4),
                                                                         torch.eye(8)), TypeError, r"keys must be a floating-point"),
     ("kv_memory.rome_update", "wrong shape", lambda: kv_memory.rome_update(torch.zeros(4, 8), torch.zeros(7), torch.zeros(4),
@@ -427,6 +432,7 @@ if CUDA_MISSING:
 NOT_HERE = {
     "kv_memory.load": "takes no argument",
     "kv_memory.use_one_thread": "takes no argument",
+    "tensor_parallel.engine_missing": "takes no argument",
     "kv_memory.restore_threads": "takes no argument",
     "config_params.published_counts": "takes no argument",
     "config_params.shipped_configs": "takes no argument",

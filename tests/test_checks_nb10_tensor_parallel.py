@@ -146,3 +146,100 @@ def test_ring_all_reduce():
                           (half_counted, "reduce-scatter only")]:
         fb = checks.check_ring_all_reduce(answer)
         assert not fb and words in fb.message, (words, fb.message)
+
+
+def wrong_all_gather_index(buffers):
+    """The ring with all-gather step s sending chunk (r - s) % N: at N = 2, a ring's bytes but wrong sums."""
+    n = len(buffers)
+    chunks = [list(b.clone().tensor_split(n)) for b in buffers]
+    sent = [0] * n
+    for step in range(n - 1):
+        moving = [(r, (r - step) % n, chunks[r][(r - step) % n].clone()) for r in range(n)]
+        for r, c, data in moving:
+            chunks[(r + 1) % n][c] += data
+            sent[r] += data.numel() * data.element_size()
+    for step in range(n - 1):
+        moving = [(r, (r - step) % n, chunks[r][(r - step) % n].clone()) for r in range(n)]
+        for r, c, data in moving:
+            chunks[(r + 1) % n][c] = data
+            sent[r] += data.numel() * data.element_size()
+    return [torch.cat(c) for c in chunks], sent
+
+
+def sequential_ring(buffers):
+    """A correct ring whose sends happen one after another, each in place, with no copies taken first."""
+    n = len(buffers)
+    chunks = [list(b.clone().tensor_split(n)) for b in buffers]
+    sent = [0] * n
+    for step in range(n - 1):
+        for r in range(n):
+            c = (r - step) % n
+            chunks[(r + 1) % n][c] += chunks[r][c]
+            sent[r] += chunks[r][c].numel() * chunks[r][c].element_size()
+    for step in range(n - 1):
+        for r in range(n):
+            c = (r + 1 - step) % n
+            chunks[(r + 1) % n][c] = chunks[r][c]
+            sent[r] += chunks[r][c].numel() * chunks[r][c].element_size()
+    return [torch.cat(c) for c in chunks], sent
+
+
+def chunk_by_chunk_ring(buffers):
+    """A correct ring that moves one chunk at a time all the way round: more steps, the same bytes."""
+    n = len(buffers)
+    chunks = [list(b.clone().tensor_split(n)) for b in buffers]
+    sent = [0.0] * n
+    for c in range(n):
+        for hop in range(n - 1):               # reduce: chunk c travels from worker c, adding up
+            r = (c + hop) % n
+            chunks[(r + 1) % n][c] = chunks[(r + 1) % n][c] + chunks[r][c]
+            sent[r] += chunks[r][c].numel() * chunks[r][c].element_size()
+        for hop in range(n - 1):               # gather: the finished chunk goes on round
+            r = (c + n - 1 + hop) % n
+            chunks[(r + 1) % n][c] = chunks[r][c].clone()
+            sent[r] += chunks[r][c].numel() * chunks[r][c].element_size()
+    return tuple(torch.cat(c) for c in chunks), tuple(torch.tensor(s) for s in sent)
+
+
+def test_correct_ring_variants_are_accepted():
+    for ring in (sequential_ring, chunk_by_chunk_ring):
+        fb = checks.check_ring_all_reduce(ring)
+        assert fb, (ring.__name__, fb.message)
+
+
+def test_wrong_sums_are_named_before_the_byte_count():
+    fb = checks.check_ring_all_reduce(wrong_all_gather_index)
+    assert not fb and "the sums are not right" in fb.message and "not a ring" not in fb.message, fb.message
+
+
+def test_odd_ring_answers_get_a_sentence():
+    cases = [
+        (lambda buffers: 5, "returned int; expected a tuple (results, sent)"),
+        (lambda buffers: (5, 6), "gives results as int"),
+        (lambda buffers: ([b for b in buffers], ["many"] * len(buffers)), "gives sent[0] as str"),
+        (lambda buffers: (buffers[:1], [0] * len(buffers)), "gives 1 entries in results; expected one per worker, 2"),
+    ]
+    for ring, words in cases:
+        fb = checks.check_ring_all_reduce(ring)
+        assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_a_ring_that_changes_the_buffers_in_place_is_still_judged_against_the_true_sum():
+    def in_place(buffers):                  # adds everything into buffer 0, then hands that to all
+        for b in buffers[1:]:
+            buffers[0] += b
+        n, size = len(buffers), buffers[0].numel() * buffers[0].element_size()
+        return [buffers[0]] * n, [2 * (n - 1) / n * size] * n
+
+    fb = checks.check_ring_all_reduce(in_place)
+    assert fb, fb.message         # the sums are right (the result is a sum, not a ring, but the check sees results)
+    fb = checks.check_ring_all_reduce(ring_all_reduce)
+    assert fb, fb.message         # the stored cases are intact afterwards
+
+
+def test_shards_of_numpy_arrays_are_accepted():
+    def numpy_split(mlp, n_workers):
+        return [{k: v.detach().numpy() for k, v in s.items()} for s in split_llama(mlp, n_workers)]
+
+    fb = checks.check_llama_split(numpy_split, llama_worker_forward)
+    assert fb, fb.message

@@ -121,8 +121,9 @@ def test_a_function_without_a_module_runs_from_its_source(small):
         return 2 * (all_reduce(h @ shard["W2"]) + shard["b2"])
 
     assert "source" in tensor_parallel.portable(doubled)
-    assert tensor_parallel.portable(tensor_parallel.worker_forward) == {
-        "module": "helpers.tensor_parallel", "name": "worker_forward"}
+    spec = tensor_parallel.portable(tensor_parallel.worker_forward)
+    assert spec["module"] == "helpers.tensor_parallel" and spec["name"] == "worker_forward"
+    assert spec["file"] == tensor_parallel.__file__      # for a worker that cannot import it by name
     results = tensor_parallel.run(split(ffn, 2), x, forward=doubled)
     torch.testing.assert_close(results[1].output, 2 * reference, rtol=0, atol=1e-12)
     with pytest.raises(TypeError, match="must be written with def"):
@@ -156,3 +157,35 @@ def test_pytorchs_parallelize_module_does_the_same_split(small):
         assert r.shard_shapes["c_proj.bias"] == (8,)                  # whole on every worker
     with pytest.raises(ValueError, match="'colwise' or 'rowwise'"):
         tensor_parallel.run_parallelized(ffn, x, {"c_fc": "diagonal"}, 2)
+
+
+def test_split_gated_refuses_a_module_of_the_wrong_kind():
+    from helpers.gated import GatedMLP
+
+    with pytest.raises(TypeError, match=r"mlp must be a helpers.gated.GatedMLP .*got FFN"):
+        tensor_parallel.split_gated(FFN(8, 32), 2)
+    with pytest.raises(ValueError, match="mlp must have no biases"):
+        tensor_parallel.split_gated(GatedMLP(8, 24, bias=True), 2)
+    with pytest.raises(ValueError, match="n_workers must be a positive integer"):
+        tensor_parallel.split_gated(GatedMLP(8, 24), 0)
+
+
+def test_the_engine_is_there_from_torch_2_5_and_said_missing_before(monkeypatch, small):
+    major, minor = (int(p) for p in torch.__version__.split(".")[:2])
+    assert (tensor_parallel.engine_missing() is None) == ((major, minor) >= (2, 5))
+    import builtins
+
+    real_import = builtins.__import__
+
+    def old_torch(name, *args, **kwargs):   # as on torch 2.4 and older
+        if name.startswith("torch.distributed.tensor"):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", old_torch)
+    said = tensor_parallel.engine_missing()
+    assert said.endswith("is older than 2.5, the first to make torch.distributed.tensor public, "
+                         "so this section is skipped.") and "\n" not in said
+    ffn, x, _ = small
+    with pytest.raises(RuntimeError, match="which run_parallelized needs"):
+        tensor_parallel.run_parallelized(ffn, x, {"c_fc": "colwise"}, 2)

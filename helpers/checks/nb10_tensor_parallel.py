@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from helpers import tensor_parallel
 from helpers.checks.compare import arrays
-from helpers.checks.core import attempt, correct, describe, outcome, referee, shape_str, wrong
+from helpers.checks.core import attempt, correct, outcome, referee, shape_str, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import one_line
 from helpers.checks.state import seeded
@@ -230,12 +230,12 @@ def check_llama_split(split_llama, llama_worker_forward):
         return early
     try:
         shards = [{k: torch.as_tensor(s[k]) for k in GATED} for s in shards]   # numpy arrays are fine too
-        results = tensor_parallel.run(shards, x, forward=llama_worker_forward)
-    except Exception as err:  # noqa: BLE001 - what the workers said, in one sentence
-        last = (str(err).strip().splitlines() or [type(err).__name__])[-1]
+        results = tensor_parallel.run(shards, x, forward=llama_worker_forward, timeout_s=120)
+    except Exception as err:   # noqa: BLE001 - whatever went wrong becomes the sentence below
+        said = getattr(err, "sentence", None) or f"{type(err).__name__}: {one_line(err)}"
         return wrong(EX2, "in one process your functions are right, but the run in 2 processes failed. "
                           "Each worker runs llama_worker_forward from its source, with only torch, F, nn "
-                          f"and its arguments: {one_line(last).rstrip('.')}.")
+                          f"and its arguments. {said}")
     with torch.no_grad():
         gap = max((r.output - mlp(x)).abs().max().item() for r in results)
     if gap > 1e-10:
@@ -251,7 +251,16 @@ EX3 = "Exercise 3 (a ring all-reduce)"
 
 
 class Buffers(list):
-    """The workers' buffers, one tensor each, shown in messages by their count and size."""
+    """The workers' buffers, one tensor each, shown in messages by their count and size.
+
+    It keeps its own copy of their sum and their size, which a function that changes the buffers
+    in place cannot touch.
+    """
+
+    def __init__(self, tensors):
+        super().__init__(tensors)
+        self.total = sum(t.clone() for t in self)              # what every worker must end with
+        self.nbytes = self[0].numel() * self[0].element_size()
 
     def __repr__(self):
         return f"[{len(self)} buffers of {self[0].numel()} numbers]"
@@ -262,62 +271,110 @@ def _buffers(n_workers, numel=24):
     return Buffers(torch.randn(numel, generator=g, dtype=torch.float64) for _ in range(n_workers))
 
 
-def _ring_reference(buffers):
-    n, size = len(buffers), buffers[0].numel() * buffers[0].element_size()
-    return [sum(buffers)] * n, [tensor_parallel.ring_bytes(size, n)] * n
-
-
-def _ring_compare(got, expected):
-    """None when every worker holds the sum and sent the expected bytes, else how not."""
+def _ring_parts(got, n):
+    """(results, sent) when `got` has the shape of an answer for n workers, else how it does not."""
     if not isinstance(got, tuple) or len(got) != 2:
         return f"returned {type(got).__name__}; expected a tuple (results, sent)"
     results, sent = got
-    totals, want = expected
-    for what, value in (("results", results), ("sent", sent)):
+    for name, value in (("results", results), ("sent", sent)):
         if not isinstance(value, (list, tuple)):
-            return f"returns {what} as {describe(value)}; expected a list of {len(want)}, one per worker"
-    if len(results) != len(totals) or len(sent) != len(want):
-        return f"returned {len(results)} results and {len(sent)} byte counts; expected {len(totals)} of each"
-    for rank, (mine, total) in enumerate(zip(results, totals, strict=True)):
-        problem = arrays(atol=1e-10, rtol=1e-10)(mine, total)
+            return f"gives {name} as {type(value).__name__}; expected a list with one entry per worker"
+        if len(value) != n:
+            return f"gives {len(value)} entries in {name}; expected one per worker, {n}"
+    for rank, count in enumerate(sent):
+        if isinstance(count, torch.Tensor) and count.numel() == 1:
+            count = count.item()
+        if isinstance(count, bool) or not isinstance(count, (int, float)):
+            return f"gives sent[{rank}] as {type(count).__name__}; expected a number of bytes"
+    return results, [float(c) for c in sent]
+
+
+def _sums_problem(results, buffers):
+    """None when every worker ends with the sum of all buffers, else how the first does not."""
+    for rank, mine in enumerate(results):
+        problem = arrays(atol=1e-10, rtol=1e-10)(mine, buffers.total)
         if problem:
             return f"gives worker {rank} a result that {problem}"
-    if [float(s) for s in sent] != [float(w) for w in want]:
-        return f"says the workers sent {list(sent)} bytes; a ring sends {[int(w) for w in want]}"
     return None
 
 
-def _stopped_after_reduce_scatter(got, buffers):
-    """True when each worker holds the sum in one chunk only (no all-gather)."""
-    results, _ = got
+def _ring_compare(got, expected):
+    """None when every worker holds the sum and sent the expected bytes, else how not.
+
+    The sums come first: a byte count is only judged once the sums are right.
+    """
+    buffers, want = expected
+    parts = _ring_parts(got, len(buffers))
+    if isinstance(parts, str):
+        return parts
+    results, sent = parts
+    problem = _sums_problem(results, buffers)
+    if problem:
+        return problem
+    if sent != [float(w) for w in want]:
+        return f"says the workers sent {[int(s) if s.is_integer() else s for s in sent]} bytes; a ring sends " \
+               f"{[int(w) for w in want]}"
+    return None
+
+
+def _ring_reference(buffers):
+    return buffers, [tensor_parallel.ring_bytes(buffers.nbytes, len(buffers))] * len(buffers)
+
+
+def _sums_wrong(test):
+    """A Mistake test on an answer of the right form whose sums are wrong."""
+    def when(got, buffers):
+        parts = _ring_parts(got, len(buffers))
+        return not isinstance(parts, str) and _sums_problem(parts[0], buffers) is not None \
+            and test(*parts, buffers)
+    return when
+
+
+def _sums_right(test):
+    """A Mistake test on an answer whose sums are right (its byte count is then what is wrong)."""
+    def when(got, buffers):
+        parts = _ring_parts(got, len(buffers))
+        return not isinstance(parts, str) and _sums_problem(parts[0], buffers) is None and test(*parts, buffers)
+    return when
+
+
+def _stopped_after_reduce_scatter(results, sent, buffers):
+    """Each worker holds the sum in one chunk only (no all-gather)."""
     n = len(buffers)
-    total = sum(buffers).tensor_split(n)
-    complete = [sum(torch.allclose(a, b) for a, b in zip(r.tensor_split(n), total, strict=True))
-                for r in results]
+    total = buffers.total.tensor_split(n)
+    complete = [sum(torch.allclose(torch.as_tensor(a, dtype=b.dtype), b)
+                    for a, b in zip(torch.as_tensor(r).tensor_split(n), total, strict=True)) for r in results]
     return all(c == 1 for c in complete)
 
 
-def _sent_is(times):
-    def when(got, buffers):
-        size = buffers[0].numel() * buffers[0].element_size()
-        return [float(s) for s in got[1]] == [times(len(buffers)) * size] * len(buffers)
-    return when
+def _ring_bytes_but_wrong_sums(results, sent, buffers):
+    return sent == [tensor_parallel.ring_bytes(buffers.nbytes, len(buffers))] * len(buffers)
+
+
+def _sent(times):
+    def test(results, sent, buffers):
+        return sent == [times(len(buffers)) * buffers.nbytes] * len(buffers)
+    return test
 
 
 check_ring_all_reduce = Check(
     EX3,
     reference=_ring_reference,
-    cases=[(_buffers(2),), (_buffers(3),), (_buffers(4),)],
+    cases=[(_buffers(2),), (_buffers(3),), (_buffers(4),)],   # the runner hands the learner copies
     compare=_ring_compare,
     name="ring_all_reduce",
     mistakes=[
         Mistake("each worker holds the full sum in one chunk only: that is the end of the reduce-scatter. "
                 "Now the all-gather: N - 1 more steps that pass the finished chunks around the ring.",
-                when=_stopped_after_reduce_scatter),
-        Mistake("each worker sends its whole buffer to each of the N - 1 others: that works, but is not a "
-                "ring. A ring sends one chunk (buffer / N) per step, in 2 (N - 1) steps.",
-                when=_sent_is(lambda n: n - 1)),
-        Mistake("you counted the bytes of the reduce-scatter only; the all-gather sends as many again.",
-                when=_sent_is(lambda n: (n - 1) / n)),
+                when=_sums_wrong(_stopped_after_reduce_scatter)),
+        Mistake("the byte counts are a ring's, but the sums are not right: a chunk was passed on before it "
+                "was complete. In reduce-scatter step s worker r sends chunk (r - s) % N, which holds s + 1 "
+                "buffers' worth; in all-gather step s it passes on the finished chunk it holds, (r + 1 - s) % N.",
+                when=_sums_wrong(_ring_bytes_but_wrong_sums)),
+        Mistake("the sums are right, but each worker sends its whole buffer to each of the N - 1 others: that "
+                "is not a ring. A ring sends one chunk (buffer / N) per step, in 2 (N - 1) steps.",
+                when=_sums_right(_sent(lambda n: n - 1))),
+        Mistake("the sums are right, but you counted the bytes of the reduce-scatter only; the all-gather "
+                "sends as many again.", when=_sums_right(_sent(lambda n: (n - 1) / n))),
     ],
 )

@@ -1,23 +1,30 @@
-"""Notebook 10's figures: the data flow of the split, and a demo of who holds which block.
+"""Notebook 10's figures: the data flow of both splits, and a ring all-reduce step by step.
 
-Drawn, not run: the figures are arithmetic on GPT-2 small's shapes, so a redraw is fast.
-`dataflow(n_workers)` draws x -> shards -> partial outputs -> all-reduce (section 2);
-`make()` is the live demo: W1's columns and W2's rows coloured by the worker that holds
-them, with the bytes one all-reduce hands in and the bytes a ring sends per worker.
+Drawn, not run, so a redraw is fast. `dataflow(n_workers)` draws the Megatron split (section 2):
+x -> W1 columns -> GELU -> W2 rows -> one all-reduce; `rows_dataflow()` the other way round (W1
+cut by rows, section 8), with its all-reduce before GELU. `ring_steps(n_workers)` shows every step
+of a ring all-reduce side by side (section 4), and `make()` is the live demo: a slider that walks
+through the steps, for 2 to 8 workers.
+
+A ring all-reduce over N workers cuts each buffer into N chunks. In reduce-scatter step s
+(s = 0 .. N-2) worker r sends its chunk (r - s) % N to worker (r + 1) % N, which adds it to its
+own; then worker r holds the complete chunk (r + 1) % N. In all-gather step s worker r passes on
+the complete chunk (r + 1 - s) % N, and its neighbour keeps it. `ring_state` follows which
+workers' numbers each chunk holds.
 """
 
+import numpy as np
 from ipywidgets import Dropdown, IntSlider
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyBboxPatch, Rectangle
+from matplotlib.patches import FancyBboxPatch
+from matplotlib.ticker import NullLocator
 
 from helpers.plots import NEUTRAL, OKABE_ITO
-from helpers.tensor_parallel import ring_bytes
 from helpers.widgets import LiveFigure
 
-SAMPLE = {"n_workers": 8, "T": 4096, "dtype": "float32"}
-D_MODEL, D_FF = 768, 3072                     # GPT-2 small: c_fc 768 -> 3072, c_proj 3072 -> 768
-BYTES = {"float64": 8, "float32": 4, "bfloat16": 2}
-N_WORKERS = [1, 2, 3, 4, 6, 8]
+SAMPLE = {"n_workers": 4, "step": 3}        # n_workers first: it sets the step slider's range
+N_WORKERS = [2, 3, 4, 6, 8]
 # One Okabe-Ito colour per worker (colour-blind safe); black is kept for text.
 WORKER_COLORS = [OKABE_ITO[c] for c in ("orange", "sky_blue", "bluish_green", "yellow", "blue",
                                         "vermillion", "reddish_purple")] + [NEUTRAL]
@@ -31,8 +38,8 @@ def _box(ax, x, y, text, color="white", width=1.5, height=0.62):
     ax.text(x, y, text, ha="center", va="center", fontsize=10)
 
 
-def _arrow(ax, start, end):
-    ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "lw": 1.2, "color": "black"})
+def _arrow(ax, start, end, color="black"):
+    ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "lw": 1.2, "color": color})
 
 
 def dataflow(n_workers=2, T="T"):
@@ -63,47 +70,149 @@ def dataflow(n_workers=2, T="T"):
     return fig
 
 
-def draw(fig, n_workers, T, dtype):
-    """W1's columns and W2's rows, lined up by hidden unit and coloured by the worker holding them."""
-    ax = fig.add_subplot(1, 1, 1)
-    fig.subplots_adjust(left=0.17, right=0.97, bottom=0.27, top=0.88)
-    gap = 160
-    width = D_FF // n_workers                  # N_WORKERS all divide d_ff = 3072
-    for rank in range(n_workers):
-        start = rank * width
-        color = WORKER_COLORS[rank % len(WORKER_COLORS)]
-        # W1 (d_model x d_ff): the columns of these hidden units; below it, W2's rows of the same units.
-        ax.add_patch(Rectangle((start, gap), width, D_MODEL, facecolor=color, edgecolor="black"))
-        ax.add_patch(Rectangle((start, -gap - D_MODEL), width, D_MODEL, facecolor=color,
-                               edgecolor="black"))
-        ax.text(start + width / 2, 0, f"w{rank}" if n_workers > 4 else f"worker {rank}",
-                ha="center", va="center", fontsize=10)
-    ax.set_xlim(0, D_FF)
-    ax.set_ylim(-gap - D_MODEL - 20, gap + D_MODEL + 20)
-    ax.set_yticks([gap + D_MODEL / 2, -gap - D_MODEL / 2],
-                  ["W1 = c_fc\ncolumns", "W2 = c_proj\nrows"])
+def rows_dataflow(n_workers=2, T="T"):
+    """A Figure: W1 cut by rows gives partial pre-activations, which must be summed before GELU."""
+    fig = Figure(figsize=(11.0, 1.2 + 1.15 * n_workers))
+    ax = fig.add_axes((0.0, 0.0, 1.0, 0.84))
+    ax.set_axis_off()
+    rows = [n_workers - 1 - r for r in range(n_workers)]
+    middle = (n_workers - 1) / 2
+    for r, y in zip(range(n_workers), rows, strict=True):
+        color = WORKER_COLORS[r % len(WORKER_COLORS)]
+        _box(ax, 0.8, y, f"x[:, features {r}]", width=1.45)
+        _arrow(ax, (1.55, y), (1.95, y))
+        _box(ax, 2.75, y, f"W1[features {r}, :]\nrows", color, width=1.55)
+        _arrow(ax, (3.55, y), (3.9, y))
+        _box(ax, 4.75, y, f"partial pre-act.\n({T}, d_ff)", width=1.6)
+        _arrow(ax, (5.55, y), (6.05, middle))
+    _box(ax, 6.95, middle, f"all-reduce 1\n({T}, d_ff):\n4x the bytes", OKABE_ITO["vermillion"], width=1.6,
+         height=min(0.7 * n_workers + 0.3, 1.6))
+    _arrow(ax, (7.75, middle), (8.1, middle))
+    _box(ax, 8.65, middle, "+ b1,\nGELU", width=0.95, height=0.9)
+    _arrow(ax, (9.15, middle), (9.5, middle))
+    _box(ax, 10.3, middle, f"W2, split again:\nall-reduce 2\n({T}, d_model)", OKABE_ITO["vermillion"],
+         width=1.5, height=min(0.7 * n_workers + 0.3, 1.6))
+    ax.set_xlim(-0.1, 11.2)
+    ax.set_ylim(-0.6, n_workers - 0.4)
+    fig.suptitle("W1 cut by rows: each worker holds only part of every pre-activation, and GELU needs "
+                 "the whole sum,\nso an all-reduce of (T, d_ff) comes before GELU and a second one after W2",
+                 fontsize=11)
+    return fig
+
+
+# ---- the ring all-reduce, step by step ------------------------------------------------------
+
+def ring_sends(n_workers, step):
+    """The (sender, chunk) pairs of ring step `step` (1 .. 2(N-1)); each goes to sender + 1."""
+    n, s = n_workers, step - 1
+    if s < n - 1:                                         # reduce-scatter step s
+        return [(r, (r - s) % n) for r in range(n)]
+    s -= n - 1                                            # all-gather step s
+    return [(r, (r + 1 - s) % n) for r in range(n)]
+
+
+def ring_state(n_workers, step):
+    """After `step` steps: held[r][c] = the set of workers whose numbers worker r's chunk c sums."""
+    held = [[{r} for _ in range(n_workers)] for r in range(n_workers)]
+    for k in range(1, step + 1):
+        moving = [(r, c, set(held[r][c])) for r, c in ring_sends(n_workers, k)]   # all send at once
+        for r, c, data in moving:
+            receiver = held[(r + 1) % n_workers]
+            receiver[c] = receiver[c] | data if k <= n_workers - 1 else data
+    return held
+
+
+def _phase(n_workers, step):
+    if step == 0:
+        return "the start: each worker holds its own buffer, in N chunks"
+    if step <= n_workers - 1:
+        return f"reduce-scatter {step} of {n_workers - 1}: each adds the chunk it receives"
+    return f"all-gather {step - n_workers + 1} of {n_workers - 1}: each keeps the complete chunk it receives"
+
+
+def draw_ring(ax, n_workers, step):
+    """Worker rows x chunk columns; a cell is striped with the colours of the workers it sums."""
+    n = n_workers
+    held = ring_state(n, step)
+    colors = np.array([to_rgb(WORKER_COLORS[w % len(WORKER_COLORS)]) for w in range(n)])
+    image = np.ones((n, n * n, 3))
+    frames = []                                           # cells that hold the complete sum
+    for r in range(n):
+        for c in range(n):
+            for w in held[r][c]:
+                image[r, c * n + w] = colors[w]
+            if len(held[r][c]) == n:
+                x0, x1, y0, y1 = c + 0.06, c + 0.94, r + 0.08, r + 0.92
+                frames += [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0), (np.nan, np.nan)]
+    ax.pcolormesh(np.linspace(0, n, n * n + 1), np.arange(n + 1), image)   # one mesh: quick to draw
+    ax.hlines(range(n + 1), 0, n, color="black", lw=1)
+    ax.vlines(range(n + 1), 0, n, color="black", lw=1)
+    if frames:
+        ax.plot(*zip(*frames, strict=True), color="black", lw=2.5)
+    if step > 0:                                          # this step's sends: one arrow per worker
+        starts, moves = [], []
+        for sender, c in ring_sends(n, step):
+            if sender < n - 1:
+                starts.append((c + 0.5, sender + 0.6))
+                moves.append((0, 0.8))
+            else:                                         # the ring closes: worker N-1 -> worker 0
+                starts += [(c + 0.5, sender + 0.6), (c + 0.5, -0.32)]
+                moves += [(0, 0.6), (0, 0.7)]
+        (xs, ys), (us, vs) = zip(*starts, strict=True), zip(*moves, strict=True)
+        ax.quiver(xs, ys, us, vs, angles="xy", scale_units="xy", scale=1, width=0.006, color="black")
+    ax.set_xlim(0, n)
+    ax.set_ylim(n + 0.4, -0.4)
+    # Labels as plain text, not ticks: Tick objects cost more to make than this whole grid.
+    ax.xaxis.set_major_locator(NullLocator())
+    ax.yaxis.set_major_locator(NullLocator())
+    for c in range(n):
+        ax.text(c + 0.5, n + 0.42, str(c), ha="center", va="top", fontsize=10)
+    for r in range(n):
+        ax.text(-0.08, r + 0.5, str(r), ha="right", va="center", fontsize=10)
     ax.grid(False)
-    ax.set_xlabel("hidden unit (column of W1 = row of W2)")
-    ax.set_ylabel("weight matrix")
-    full = 2 * D_MODEL * D_FF
-    ax.set_title(f"GPT-2 small's MLP over {n_workers} worker(s): "
-                 f"{full // n_workers:,} weights each (1/{n_workers} of {full:,})", fontsize=11)
-    buffer = T * D_MODEL * BYTES[dtype]
-    if n_workers > 1:
-        wire = ring_bytes(buffer, n_workers)
-        lines = (f"all-reduce buffer: T x d_model x bytes = {T:,} x {D_MODEL} x {BYTES[dtype]} = "
-                 f"{buffer / 2**20:.2f} MiB, whatever N is\n"
-                 f"a ring sends 2(N-1)/N x buffer = {wire / 2**20:.2f} MiB per worker "
-                 f"({wire / buffer:.2f}x the buffer)")
-    else:
-        lines = "one worker holds everything: nothing crosses the wire"
-    fig.text(0.02, 0.03, lines, fontsize=10)
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+
+
+def ring_steps(n_workers=3):
+    """A Figure: every step of a ring all-reduce over n_workers, from start to finish."""
+    n = n_workers
+    fig = Figure(figsize=(2.3 * (2 * n - 1) + 0.6, 3.4))
+    axes = fig.subplots(1, 2 * n - 1)
+    for step, ax in enumerate(axes):
+        draw_ring(ax, n, step)
+        ax.set_title("start" if step == 0 else
+                     f"reduce-scatter {step}" if step < n else f"all-gather {step - n + 1}", fontsize=10)
+        ax.set_xlabel("chunk", labelpad=16)
+        ax.set_ylabel("worker", labelpad=12)
+    fig.suptitle(f"A ring all-reduce over {n} workers: {n - 1} reduce-scatter steps leave one complete chunk "
+                 f"(framed) on each worker,\n{n - 1} all-gather steps pass those around; every worker sends "
+                 f"one chunk per step, 2({n}-1)/{n} of its buffer in all", fontsize=11)
+    fig.subplots_adjust(left=0.07, right=0.99, top=0.74, bottom=0.14, wspace=0.25)
+    return fig
+
+
+def draw(fig, n_workers, step):
+    """The live demo: the ring after `step` steps, with this step's sends drawn as arrows."""
+    n = n_workers
+    step = max(0, min(step, 2 * (n - 1)))
+    ax = fig.add_subplot(1, 1, 1)
+    fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)
+    draw_ring(ax, n, step)
+    sent = f"{step}/{n}" if step else "0"
+    ax.set_xlabel(f"chunk of the buffer (stripes: whose numbers it holds; framed: the complete sum)\n"
+                  f"each worker has sent {sent} x its buffer S; at the end, {2 * (n - 1)}/{n} x S", labelpad=16)
+    ax.set_ylabel("worker", labelpad=12)
+    ax.set_title(f"Step {step} of {2 * (n - 1)}, {_phase(n, step)}", fontsize=10)
 
 
 def make():
-    controls = {
-        "n_workers": Dropdown(options=N_WORKERS, value=2, description="N workers"),
-        "T": IntSlider(value=1024, min=1, max=8192, step=1, description="T (tokens)"),
-        "dtype": Dropdown(options=list(BYTES), value="float32", description="dtype"),
-    }
-    return LiveFigure(draw, controls, figsize=(8.0, 4.2), title="Tensor-parallel split")
+    step = IntSlider(value=3, min=0, max=2 * (4 - 1), description="step")
+    workers = Dropdown(options=N_WORKERS, value=4, description="N workers")
+
+    def fit_steps(change):                 # the ring over N workers has 2(N-1) steps
+        step.max = 2 * (change["new"] - 1)
+
+    workers.observe(fit_steps, names="value")   # before LiveFigure's own observer: the range is set first
+    return LiveFigure(draw, {"n_workers": workers, "step": step}, figsize=(7.6, 4.2),
+                      title="Ring all-reduce, step by step")
