@@ -69,8 +69,14 @@ def check_install(package="inside-transformer-mlp"):
     return helpers
 
 
-def setup_notebook(seed=SEED, device=None):
-    """Seed, apply the course's plot style, print the device and versions; return the device."""
+def setup_notebook(seed=SEED, device=None, language="en"):
+    """Seed, apply the course's plot style, print the device and versions; return the device.
+
+    language: the checks' language, "en" or "ko" (the Korean edition's setup cell passes "ko").
+    """
+    from helpers.checks import language as check_language
+
+    check_language.use(language)
     seed_everything(seed)
     plots.use_course_style()
     _sharp_inline_figures()
