@@ -11,7 +11,7 @@ import math
 import numpy as np
 import torch
 
-from helpers.checks.show import describe, plain, shape_str, show, to_numpy
+from helpers.checks.show import describe, plain, say, shape_str, show, to_numpy
 
 # The relative precision of each floating type: a float32 answer agrees with a float64 reference to about this.
 _EPS = {"float16": 1e-3, "bfloat16": 8e-3, "float32": 1.2e-7}
@@ -30,8 +30,8 @@ def _lower_precision(got, expected, arr, exp):
     tol = 64 * _EPS[mine]
     if not np.allclose(arr, exp, rtol=tol, atol=tol * max(1.0, float(np.abs(exp).max(initial=0.0)))):
         return None
-    return (f"is {mine}, and agrees with the float64 reference only to {mine}'s precision: keep float64 "
-            "(did you call .float() or .half(), or make a tensor without dtype=torch.float64?)")
+    return say("is {dtype}, and agrees with the float64 reference only to {dtype}'s precision: keep float64 "
+               "(did you call .float() or .half(), or make a tensor without dtype=torch.float64?)", dtype=mine)
 
 
 def arrays(atol=1e-6, rtol=1e-6):
@@ -40,11 +40,13 @@ def arrays(atol=1e-6, rtol=1e-6):
     def compare(got, expected):
         arr, exp = to_numpy(got), to_numpy(expected)
         if arr is None or (arr.ndim == 0 and exp.ndim > 0):
-            return f"returned {describe(got)}; expected an array of shape {shape_str(exp.shape)}"
+            return say("returned {got}; expected an array of shape {shape}", got=describe(got),
+                       shape=shape_str(exp.shape))
         if arr.shape != exp.shape:
-            return f"has shape {shape_str(arr.shape)}; expected {shape_str(exp.shape)}"
+            return say("has shape {shape}; expected {expected}", shape=shape_str(arr.shape),
+                       expected=shape_str(exp.shape))
         if not np.all(np.isfinite(arr)):
-            return "holds NaN or infinite values"
+            return say("holds NaN or infinite values")
         close = np.isclose(arr, exp, atol=atol, rtol=rtol)
         if close.all():
             return None
@@ -52,9 +54,11 @@ def arrays(atol=1e-6, rtol=1e-6):
         if precision:
             return precision
         idx = tuple(int(i) for i in np.argwhere(~close)[0])
-        where = f" at index {idx}" if arr.ndim else ""
-        return (f"differs in {int((~close).sum())} of {arr.size} entries; first{where}: "
-                f"got {arr[idx]:.4g}, expected {exp[idx]:.4g}")
+        values = {"n": int((~close).sum()), "size": arr.size, "got": arr[idx], "expected": exp[idx]}
+        if not arr.ndim:
+            return say("differs: got {got:.4g}, expected {expected:.4g}", **values)
+        return say("differs in {n} of {size} entries; first at index {index}: got {got:.4g}, expected "
+                   "{expected:.4g}", index=idx, **values)
 
     return compare
 
@@ -73,10 +77,12 @@ def exact():
     def compare(got, expected):
         number = _real(got)
         if number is None:
-            return f"returned {describe(got)}; expected the number {show(expected, ',')}"
+            return say("returned {got}; expected the number {expected:,}", got=describe(got), expected=expected)
         if isinstance(number, float) and not number.is_integer():
-            return f"returned {show(number)}; expected the whole number {show(expected, ',')}"
-        return None if int(number) == expected else f"= {int(number):,}; expected {show(expected, ',')}"
+            return say("returned {got}; expected the whole number {expected:,}", got=number, expected=expected)
+        if int(number) == expected:
+            return None
+        return say("= {got:,}; expected {expected:,}", got=int(number), expected=expected)
 
     return compare
 
@@ -87,12 +93,12 @@ def number(rel=1e-6, abs=1e-12):  # noqa: A002 - the name math.isclose uses
     def compare(got, expected):
         value = _real(got)
         if value is None:
-            return f"returned {describe(got)}; expected one number"
+            return say("returned {got}; expected one number", got=describe(got))
         if not math.isfinite(value):
-            return f"= {value}; expected a finite number"
+            return say("= {got}; expected a finite number", got=str(value))
         if math.isclose(value, expected, rel_tol=rel, abs_tol=abs):
             return None
-        return f"= {value:.6g}; expected {expected:.6g}"
+        return say("= {got:.6g}; expected {expected:.6g}", got=value, expected=expected)
 
     return compare
 
@@ -114,6 +120,7 @@ def equal():
     """Any value compared with ==: a choice, a tuple of shapes, a string."""
 
     def compare(got, expected):
-        return None if same(got, expected) else f"= {show(got)}; expected {show(expected)}"
+        return None if same(got, expected) else say("= {got}; expected {expected}", got=show(got),
+                                                    expected=show(expected))
 
     return compare

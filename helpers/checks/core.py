@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import torch
 
-from helpers.checks.show import call_str, describe, one_line, shape_str, to_numpy
+from helpers.checks import language
+from helpers.checks.show import Text, call_str, describe, one_line, say, shape_str, to_numpy
 from helpers.checks.state import kept
 
 NOT_ATTEMPTED = "not attempted"
@@ -36,7 +37,11 @@ MARKS = {CORRECT: "[correct]", WRONG: "[not yet]", NOT_ATTEMPTED: "[not attempte
 
 @dataclass(frozen=True)
 class Feedback:
-    """The outcome of one check, shown as one sentence."""
+    """The outcome of one check, shown as one sentence in the checks' language.
+
+    message is the English sentence (a show.Text, which remembers how it was made, so that
+    str(feedback) can say it in Korean in the Korean edition).
+    """
 
     exercise: str
     status: str
@@ -46,7 +51,8 @@ class Feedback:
         return self.status == CORRECT
 
     def __str__(self):
-        return f"{MARKS[self.status]} {self.exercise}: {self.message}"
+        said = [language.translate(part) for part in (MARKS[self.status], self.exercise, self.message)]
+        return one_line("{} {}: {}".format(*said), limit=1400)   # one line, no object addresses
 
     def __repr__(self):
         return str(self)
@@ -55,16 +61,21 @@ class Feedback:
 NOT_YET = "write your answer in the cell above, then run it again."
 
 
+def _sentence(message):
+    """A message as a Text (a plain constant sentence becomes one, to be looked up as it is)."""
+    return message if isinstance(message, Text) else say(one_line(message, limit=1200))
+
+
 def correct(exercise, message="correct, well done."):
-    return Feedback(exercise, CORRECT, message)
+    return Feedback(exercise, CORRECT, _sentence(message))
 
 
 def wrong(exercise, message):
-    return Feedback(exercise, WRONG, one_line(message, limit=1200))   # one line, no object addresses
+    return Feedback(exercise, WRONG, _sentence(message))
 
 
 def not_attempted(exercise, message=NOT_YET):
-    return Feedback(exercise, NOT_ATTEMPTED, message)
+    return Feedback(exercise, NOT_ATTEMPTED, _sentence(message))
 
 
 class _Sentinel:
@@ -156,11 +167,17 @@ def attempt(fn, *args, copies=True):
 def raised(call, err):
     """'f(x) raised ValueError: ...' as a sentence; sys.exit gets its own."""
     if isinstance(err, SystemExit):
-        return (f"{call} called sys.exit({one_line(err.code)}) (SystemExit). A function hands its answer "
-                "back with `return`; exiting would stop the notebook here.")
+        return say("{call} called sys.exit({code}) (SystemExit). A function hands its answer back with "
+                   "`return`; exiting would stop the notebook here.", call=call, code=one_line(err.code))
     said = one_line(err)
-    text = f"{call} raised {type(err).__name__}" + (f": {said}" if said else "")
-    return text if text[-1] in ".?!" else text + "."
+    if not said:
+        return say("{call} raised {kind}.", call=call, kind=type(err).__name__)
+    end = "" if said[-1] in ".?!" else "."
+    return say("{call} raised {kind}: {said}" + end, call=call, kind=type(err).__name__, said=said)
+
+
+_NONE_LATER = ("{call} returned None, though the first case gave an answer: does every path through your "
+               "function end in a `return`?")
 
 
 def outcome(exercise, call, got, first=True):
@@ -168,14 +185,12 @@ def outcome(exercise, call, got, first=True):
     if got is MISSING:
         if first:
             return not_attempted(exercise)
-        return wrong(exercise, f"{call} returned None, though the first case gave an answer: does every path "
-                               "through your function end in a `return`?")
+        return wrong(exercise, say(_NONE_LATER, call=call))
     if got is RETURNED_NONE:
         if first:
-            return wrong(exercise, f"{call} returns None: is the stub's `return None` still there? End your "
-                                   "function with `return` and your answer.")
-        return wrong(exercise, f"{call} returned None, though the first case gave an answer: does every path "
-                               "through your function end in a `return`?")
+            return wrong(exercise, say("{call} returns None: is the stub's `return None` still there? End your "
+                                       "function with `return` and your answer.", call=call))
+        return wrong(exercise, say(_NONE_LATER, call=call))
     if isinstance(got, BaseException):
         return wrong(exercise, raised(call, got))
     return None
@@ -189,9 +204,9 @@ def judge(exercise, check, *args):
         except KeyboardInterrupt:
             raise
         except BaseException as err:  # noqa: BLE001 - the learner sees a sentence, never a traceback
-            return wrong(exercise, f"the check could not judge this answer ({type(err).__name__}: "
-                                   f"{one_line(err) or 'no message'}). Compare what your code returns, its type "
-                                   "and shape, with what the exercise asks for.")
+            return wrong(exercise, say("the check could not judge this answer ({kind}: {said}). Compare what "
+                                       "your code returns, its type and shape, with what the exercise asks for.",
+                                       kind=type(err).__name__, said=one_line(err) or "no message"))
 
 
 def referee(exercise):

@@ -46,22 +46,25 @@ def _state_problems(got, expected, key_hints):
         if key in key_hints:
             return [key_hints[key]]   # a parameter the reference does not have (a bias, say)
     if missing or extra:
-        said = []
-        if missing:
-            said.append(f"it has no {', '.join(missing)}")
-        if extra:
-            said.append(f"it has {', '.join(extra)}, which the reference does not")
-        return ["; ".join(said) + f". The reference's parameters are {', '.join(expected)}: "
-                "name your layers the same, so that its weights load."]
+        names = {"missing": ", ".join(missing), "extra": ", ".join(extra), "expected": ", ".join(expected)}
+        if missing and extra:
+            template = "it has no {missing}; it has {extra}, which the reference does not. "
+        elif missing:
+            template = "it has no {missing}. "
+        else:
+            template = "it has {extra}, which the reference does not. "
+        return [say(template + "The reference's parameters are {expected}: name your layers the same, so that "
+                    "its weights load.", **names)]
     for key, tensor in expected.items():
         mine = tuple(got[key].shape)
         want = tuple(tensor.shape)
         if mine == want:
             continue
+        shapes = {"key": key, "shape": shape_str(mine), "expected": shape_str(want)}
         if mine == want[::-1] and len(want) == 2:
-            return [f"{key} has shape {shape_str(mine)}; expected {shape_str(want)}. nn.Linear(in_features, "
-                    "out_features) stores its weight as (out, in): did you swap the two sizes?"]
-        return [f"{key} has shape {shape_str(mine)}; expected {shape_str(want)}."]
+            return [say("{key} has shape {shape}; expected {expected}. nn.Linear(in_features, out_features) "
+                        "stores its weight as (out, in): did you swap the two sizes?", **shapes)]
+        return [say("{key} has shape {shape}; expected {expected}.", **shapes)]
     return []
 
 
@@ -83,11 +86,12 @@ def _copied_reference(learner, reference):
     for ref in classes:
         if issubclass(cls, ref):
             named = ref if ref in public else (public or classes)[0]
-            where = f"{named.__module__}.{named.__name__}"
+            where = ".".join((named.__module__, named.__name__))
             if cls is ref:
-                return f"that is the reference, {where}, itself: write your own class, a subclass of nn.Module."
-            return (f"your class subclasses the reference {named.__name__} ({where}): write the module "
-                    "yourself, as a subclass of nn.Module.")
+                return say("that is the reference, {where}, itself: write your own class, a subclass of "
+                           "nn.Module.", where=where)
+            return say("your class subclasses the reference {name} ({where}): write the module yourself, as a "
+                       "subclass of nn.Module.", name=named.__name__, where=where)
     return None
 
 
@@ -128,14 +132,14 @@ class ModuleCheck:
         if module is MISSING or module is RETURNED_NONE:
             if untouched(cls):
                 return not_attempted(self.exercise)
-            return wrong(self.exercise, f"building {self.name} gave None: pass the class itself, a subclass "
-                                        "of nn.Module.")
-        early = outcome(self.exercise, f"building {self.name}", module)
+            return wrong(self.exercise, say("building {name} gave None: pass the class itself, a subclass of "
+                                            "nn.Module.", name=self.name))
+        early = outcome(self.exercise, say("building {name}", name=self.name), module)
         if early is not None:
             return early
         if not isinstance(module, nn.Module):
-            return wrong(self.exercise, f"{self.name} built {describe(module)}, not an nn.Module: "
-                                        "subclass nn.Module and call super().__init__() first.")
+            return wrong(self.exercise, say("{name} built {got}, not an nn.Module: subclass nn.Module and call "
+                                            "super().__init__() first.", name=self.name, got=describe(module)))
         copied = _copied_reference(module, reference)
         if copied:
             return wrong(self.exercise, copied)
@@ -147,16 +151,17 @@ class ModuleCheck:
         expected = _parameters(reference)
         problems = _state_problems(_parameters(module), expected, self.key_hints)
         if problems:
-            return wrong(self.exercise, f"{self.name}'s parameters do not match: {problems[0]}")
+            return wrong(self.exercise, say("{name}'s parameters do not match: {problem}", name=self.name,
+                                            problem=problems[0]))
         module.to(next(reference.parameters()).dtype)
         module.load_state_dict({name: p.detach() for name, p in expected.items()}, strict=False)
         module.eval()
         with torch.no_grad():
             got = attempt(module, x)   # a copy of x: the reference below sees the pristine one
             if got is RETURNED_NONE:
-                return wrong(self.exercise, f"{self.name}'s forward returns None: does it end with `return` "
-                                            "and the output?")
-            early = outcome(self.exercise, f"{self.name}'s forward", got)
+                return wrong(self.exercise, say("{name}'s forward returns None: does it end with `return` and the "
+                                                "output?", name=self.name))
+            early = outcome(self.exercise, say("{name}'s forward", name=self.name), got)
             if early is not None:
                 return early
             problem = compared(self.compare, got, reference(x))
@@ -165,4 +170,5 @@ class ModuleCheck:
             for mistake in self.mistakes:
                 if mistake.matches(got, (reference, x), self.compare):
                     return wrong(self.exercise, say(mistake.message, got=got, call=self.name))
-        return wrong(self.exercise, f"with the reference's weights, {self.name}'s output {problem}.")
+        return wrong(self.exercise, say("with the reference's weights, {name}'s output {problem}.", name=self.name,
+                                        problem=problem))

@@ -61,8 +61,9 @@ def compared(compare, got, expected):
             warnings.simplefilter("ignore")
             return compare(got, expected)
     except Exception as err:  # noqa: BLE001 - an answer the comparer cannot read is described, not raised
-        return (f"returned {describe(got)}, which cannot be compared with the expected "
-                f"{describe(expected)} ({type(err).__name__}: {one_line(err, 120) or 'no message'})")
+        return say("returned {got}, which cannot be compared with the expected {expected} ({kind}: {said})",
+                   got=describe(got), expected=describe(expected), kind=type(err).__name__,
+                   said=one_line(err, 120) or "no message")
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class Check:
             for mistake in self.mistakes:
                 if mistake.matches(got, theirs, self.compare):
                     return wrong(self.exercise, say(mistake.message, got=got, call=call))
-            return wrong(self.exercise, f"{call} {problem}.")
+            return wrong(self.exercise, say("{call} {problem}.", call=call, problem=problem))
         return correct(self.exercise, self.success)
 
 
@@ -156,27 +157,32 @@ class Prediction:
 
     def _shown(self, value):
         text = say(self.fmt, value)
-        return text if text != self.fmt else show(value)
+        return str(text) if text != self.fmt else show(value)
 
     def _judge(self, guess, actual):
         if guess is None or guess is Ellipsis:
             return not_attempted(
-                self.exercise, message=f"set {self.variable} in the exercise's cell, then run this check again.")
+                self.exercise, message=say("set {variable} in the exercise's cell, then run this check again.",
+                                           variable=self.variable))
         guess, actual = _answer(guess), _answer(actual)
         if self.choices is not None:
             choice = _choice(guess, self.choices)
             if choice is None:
-                return wrong(self.exercise, f"{self.variable} = {show(guess)} is not one of {list(self.choices)}.")
+                return wrong(self.exercise, say("{variable} = {guess} is not one of {choices}.", variable=self.variable,
+                                                guess=show(guess), choices=str(list(self.choices))))
             guess, right = choice, same(choice, actual)
         else:
             if isinstance(guess, bool) or not isinstance(guess, (int, float)):
-                return wrong(self.exercise, f"{self.variable} = {show(guess)}; write a number.")
+                return wrong(self.exercise, say("{variable} = {guess}; write a number.", variable=self.variable,
+                                                guess=show(guess)))
             if math.isnan(guess):
-                return wrong(self.exercise, f"{self.variable} is NaN; write a number.")
+                return wrong(self.exercise, say("{variable} is NaN; write a number.", variable=self.variable))
             if self.percent and 0 < abs(guess) < 1 < abs(actual):
-                return wrong(self.exercise, f"you wrote {guess:g}: as a percent that is {100 * guess:g}%. The "
-                                            f"question asks for a percent: set {self.variable} = {100 * guess:g}, "
-                                            "then run this check again.")
+                return wrong(self.exercise, say("you wrote {guess:g}: as a percent that is {percent:g}%. The "
+                                                "question asks for a percent: set {variable} = {percent:g}, "
+                                                "then run this check again.", guess=guess, percent=100 * guess,
+                                                variable=self.variable))
             right = abs(guess - actual) <= self.rel * abs(actual)
-        said = f"you predicted {self._shown(guess)}, {self.answer} {self._shown(actual)}"
-        return (correct if right else wrong)(self.exercise, f"{said}. {self.why}")
+        said = say("you predicted {guess}, {answer} {actual}. {why}", guess=self._shown(guess), answer=self.answer,
+                   actual=self._shown(actual), why=self.why)
+        return (correct if right else wrong)(self.exercise, said)

@@ -49,8 +49,18 @@ def to_numpy(value):
         return None
 
 
-def _article(word):
-    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
+def _a(word, template_a, template_an, **values):
+    """say() with the template whose article suits word: 'a float32 ...' but 'an int64 ...'."""
+    return say(template_an if word[:1].lower() in "aeiou" else template_a, **values)
+
+
+def _listed(items):
+    """'x, y, z' as a Text, so that each item is said in the checks' language too."""
+    return say(", ".join("{}" for _ in items), *items)
+
+
+_SEQUENCES = {"list": ("a list of {n}", "a list of {n} ({items})"),
+              "tuple": ("a tuple of {n}", "a tuple of {n} ({items})")}
 
 
 def describe(value, depth=0):
@@ -60,37 +70,47 @@ def describe(value, depth=0):
     if value is None or isinstance(value, bool):
         return repr(value)
     if isinstance(value, int):
-        return f"{value:,}"
+        return format(value, ",")
     if isinstance(value, float):
-        return f"{value:.6g}"
+        return format(value, ".6g")
     if isinstance(value, complex):
-        return f"the complex number {value:.4g}"
+        return say("the complex number {value:.4g}", value=value)
     if isinstance(value, str):
         text = value if len(value) <= 40 else value[:37] + "..."
         return repr(text)
     if isinstance(value, torch.Tensor):
         if value.device.type == "meta":
-            return f"a tensor on the meta device, of shape {shape_str(value.shape)}, which holds no numbers"
-        return f"{_article(str(value.dtype).removeprefix('torch.'))} tensor of shape {shape_str(value.shape)}"
+            return say("a tensor on the meta device, of shape {shape}, which holds no numbers",
+                       shape=shape_str(value.shape))
+        dtype = str(value.dtype).removeprefix("torch.")
+        return _a(dtype, "a {dtype} tensor of shape {shape}", "an {dtype} tensor of shape {shape}",
+                  dtype=dtype, shape=shape_str(value.shape))
     if isinstance(value, np.ndarray):
-        return f"{_article(str(value.dtype))} array of shape {shape_str(value.shape)}"
+        dtype = str(value.dtype)
+        return _a(dtype, "a {dtype} array of shape {shape}", "an {dtype} array of shape {shape}",
+                  dtype=dtype, shape=shape_str(value.shape))
     if inspect.isgenerator(value):
-        return "a generator (a function with `yield`, or a generator expression in parentheses)"
+        return say("a generator (a function with `yield`, or a generator expression in parentheses)")
     if isinstance(value, (list, tuple)):
         kind = type(value).__name__
-        if depth > 0 or len(value) > 4:
-            return f"{_article(kind)} of {len(value)}"
-        return f"{_article(kind)} of {len(value)} ({', '.join(describe(v, depth + 1) for v in value)})"
+        if kind not in ("list", "tuple"):
+            return _a(kind, "a {kind} of {n}", "an {kind} of {n}", kind=kind, n=len(value))
+        short, long = _SEQUENCES[kind]
+        if depth > 0 or len(value) > 4 or not value:
+            return say(short, n=len(value))
+        return say(long, n=len(value), items=_listed([describe(v, depth + 1) for v in value]))
     if isinstance(value, dict):
         keys = ", ".join(repr(k) for k in list(value)[:6]) + (", ..." if len(value) > 6 else "")
-        return f"a dict with keys {keys}" if value else "an empty dict"
+        return say("a dict with keys {keys}", keys=keys) if value else say("an empty dict")
     if isinstance(value, torch.nn.Module):
-        return f"{_article(type(value).__name__)} module"
+        name = type(value).__name__
+        return _a(name, "a {name} module", "an {name} module", name=name)
     if isinstance(value, type):
-        return f"the class {value.__name__}"
+        return say("the class {name}", name=value.__name__)
     if callable(value):
-        return f"the function {getattr(value, '__name__', type(value).__name__)}"
-    return _article(type(value).__name__)
+        return say("the function {name}", name=getattr(value, "__name__", type(value).__name__))
+    name = type(value).__name__
+    return _a(name, "a {name}", "an {name}", name=name)
 
 
 def _is_small(value):
@@ -132,14 +152,35 @@ class _Shown:
         return repr(self.value) if _is_small(plain(self.value)) else show(self.value)
 
 
-def say(message, *args, **values):
-    """message with {got}, {call} (or {} for args) filled in safely; the message as it is if that fails."""
-    if "{" not in message:
-        return message
+def fill(template, args=(), values=None):
+    """template with {got}, {call} (or {} for args) filled in safely; the template as it is if that fails."""
+    if "{" not in template:
+        return template
     try:
-        return message.format(*(_Shown(a) for a in args), **{k: _Shown(v) for k, v in values.items()})
+        return template.format(*(_Shown(a) for a in args), **{k: _Shown(v) for k, v in (values or {}).items()})
     except (KeyError, IndexError, ValueError, AttributeError):
-        return message
+        return template
+
+
+class Text(str):
+    """A sentence in English that keeps its template and values, so it can be said in another language.
+
+    It is the English string itself (tests and f-strings see the English); the checks' language
+    (helpers.checks.language) fills the same values into the template's translation.
+    """
+
+    def __new__(cls, template, args=(), values=None):
+        text = super().__new__(cls, fill(template, args, values))
+        text.template, text.args, text.values = template, tuple(args), dict(values or {})
+        return text
+
+    def __reduce__(self):   # deepcopy and pickle keep the template
+        return (Text, (self.template, self.args, self.values))
+
+
+def say(template, *args, **values):
+    """A Text: template with its {got}, {call} (or {} for args) filled in, e.g. say("{call} returned {got}.")."""
+    return Text(template, args, values)
 
 
 def one_line(value, limit=300):
