@@ -11,7 +11,7 @@ JOBS ?= 2
 RUN_PYTHON = $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 
 .PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
-	train-model
+	train-model new-notebook
 
 # Create the environment (once, and again when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -76,6 +76,12 @@ slides: $(STAMP)
 ## Retrain notebook 12's fact model from scratch (a few minutes on CPU) into data/fact_model/
 train-model: $(STAMP)
 	$(BIN)/python tools/train_fact_model.py
+
+## Start notebook NAME (my_topic; TITLE="..." POSTS=1,3): skeleton, check, demo, test, README/INSTRUCTOR/SOURCES entries
+new-notebook:
+	@test -n "$(NAME)" || { echo 'usage: make new-notebook NAME=my_topic [TITLE="My topic"] [POSTS=1,3]'; exit 2; }
+	PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH} $(RUN_PYTHON) tools/new_notebook.py $(NAME) \
+		$(if $(TITLE),--title "$(TITLE)") --posts $(or $(POSTS),1)
 
 ## Remove what builds leave behind (build/, dist/, slides/, caches)
 clean:
