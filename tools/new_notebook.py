@@ -115,6 +115,10 @@ def notebook(number, name, title):
             count = sum(p.numel() for p in layer.parameters())
             print(f"nn.Linear(4, 3) holds {count} parameters")
             """),
+        code("""
+            assert count == 3 * 4 + 3, f"3 x 4 weights and 3 biases, got {count}"
+            print("Checked: 12 weights and 3 biases.")
+            """),
         code("checks.check_guess(my_guess, count)"),
         md("""
             ## 2. Live demo
@@ -127,6 +131,10 @@ def notebook(number, name, title):
 
             demo = demo_module.make()
             demo.show()
+            """),
+        code("""
+            assert demo.render(**demo_module.SAMPLE).axes, "the demo draws its figure for the sample setting"
+            print("Checked: the demo redraws for", demo_module.SAMPLE)
             """),
         md("""
             ## Summary
