@@ -142,6 +142,7 @@ def load(name=REAL, device=None, verbose=True):
         model = AutoModelForCausalLM.from_pretrained(where, local_files_only=local)
         tokenizer = AutoTokenizer.from_pretrained(where, local_files_only=local)
     model = model.to(pick_device(device)).eval()
+    model.config._name_or_path = name if real else ("tiny-random-gpt2" if source == "tiny" else source)
     if verbose:
         print(banner(model, real, why))
     return model, tokenizer, real

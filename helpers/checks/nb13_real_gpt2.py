@@ -286,7 +286,7 @@ def check_restore_hook(fn):
 check_undo_guess = Prediction(
     "Exercise 4 (predict the undo)",
     why="The cell copies the saved tensor back, bit for bit, so the model is exactly the one before the "
-        "edit. Subtracting the update instead, W + D - D, rounds in float32 and leaves some entries a "
+        "edit. Subtracting the update instead, (W + D) - D, rounds in float32 and can leave entries a "
         "last bit off.",
     choices=("A", "B", "C"),
     variable="my_undo_guess",

@@ -8,6 +8,7 @@ from functools import lru_cache
 
 import torch
 from ipywidgets import Dropdown, IntSlider
+from matplotlib.ticker import MaxNLocator
 
 from helpers import gpt2, kv_memory
 from helpers.plots import COLORS
@@ -75,6 +76,7 @@ class Lens:
         colors = [COLORS["mlp"] if int(i) == answer else COLORS["neutral"] for i in top.indices]
         ax1.barh(range(TOP)[::-1], top.values.numpy(), color=colors)
         ax1.set_yticks(range(TOP)[::-1], words)
+        ax1.xaxis.set_major_locator(MaxNLocator(4))
         ax1.set_xlabel("probability of the next token")
         ax1.set_ylabel("top tokens")
         ax1.set_title(f"after block {block}: {words[0]} on top")
