@@ -6,7 +6,8 @@ BIN := $(VENV)/bin
 LAB_STAMP := $(VENV)/.lab-installed
 TEST_STAMP := $(VENV)/.test-installed
 TORCH_STAMP := $(VENV)/.torch-installed
-# Stored outputs and nbval both use the CPU (COURSE_DEVICE=cpu), so they match everywhere.
+# Stored outputs and nbval both use the CPU (COURSE_DEVICE=cpu) and notebook 13's offline tiny GPT-2
+# (COURSE_GPT2=tiny), so they match everywhere.
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 JOBS ?= 2
 # The venv's Python, or the machine's where there is no venv (a GPU machine with the course
@@ -25,7 +26,7 @@ TORCH_BUILD = $(if $(filter cpu cuda,$(TORCH)),$(TORCH),$(if $(filter Darwin,$(s
 .DEFAULT_GOAL := $(LAB_STAMP)
 
 .PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
-	train-model reset
+	train-model reset new-notebook
 
 # The environment: a venv, then PyTorch (skipped if one is installed), then the course.
 $(BIN)/python:
@@ -57,7 +58,7 @@ lab: $(LAB_STAMP)
 ## Every test: lint, unit tests and nbval (strict) on every notebook
 test: $(TEST_STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
-	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests $(NOTEBOOKS) $(NBVAL)
+	COURSE_DEVICE=cpu COURSE_GPT2=tiny $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests $(NOTEBOOKS) $(NBVAL)
 
 ## Only the unit tests (quick)
 unit: $(TEST_STAMP)
@@ -65,7 +66,7 @@ unit: $(TEST_STAMP)
 
 ## Only nbval on the notebooks
 nbval: $(TEST_STAMP)
-	COURSE_DEVICE=cpu $(BIN)/python -m pytest -n $(JOBS) --dist loadscope $(NOTEBOOKS) $(NBVAL)
+	COURSE_DEVICE=cpu COURSE_GPT2=tiny $(BIN)/python -m pytest -n $(JOBS) --dist loadscope $(NOTEBOOKS) $(NBVAL)
 
 ## Only the linter (ruff) on helpers, tests, tools and notebooks
 lint: $(TEST_STAMP)
@@ -110,6 +111,12 @@ slides: $(TEST_STAMP)
 ## Retrain notebook 12's fact model (a few minutes on CPU) into build/fact_model/; REPLACE=1 overwrites the shipped data/fact_model/
 train-model: $(LAB_STAMP)
 	$(BIN)/python tools/train_fact_model.py
+
+## Start notebook NAME (my_topic; TITLE="..." POSTS=1,3): skeleton, check, demo, test, README/INSTRUCTOR/SOURCES entries
+new-notebook:
+	@test -n "$(NAME)" || { echo 'usage: make new-notebook NAME=my_topic [TITLE="My topic"] [POSTS=1,3]'; exit 2; }
+	PYTHONPATH=$(CURDIR)$${PYTHONPATH:+:$$PYTHONPATH} $(RUN_PYTHON) tools/new_notebook.py $(NAME) \
+		$(if $(TITLE),--title "$(TITLE)") --posts $(or $(POSTS),1)
 
 ## Remove what builds leave behind (build/, dist/, slides/, caches; build/reset/ too)
 clean:

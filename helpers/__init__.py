@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 _SUBMODULES = {
     "activations", "attention", "bandwidth", "bench", "block", "capacity", "checks", "config_params", "data",
-    "dataflow", "demos", "device", "facts", "launch", "ffn", "gated", "kv_memory", "moe", "network3d", "params", "plots", "progress",
+    "dataflow", "demos", "device", "facts", "launch", "ffn", "gated", "gpt2", "kv_memory", "moe", "network3d", "params", "plots", "progress",
     "setup", "tensor_parallel", "timing", "validate", "widgets",
 }
 

@@ -35,7 +35,7 @@ POSTS = {
 @dataclass(frozen=True)
 class Claim:
     post: int        # 1, 2 or 3: the source post that states it
-    notebook: str    # "01".."12": the notebook whose cells check it
+    notebook: str    # "01".."13": the notebook whose cells check it
     key: str         # what the checking cell's metadata "claims" list names
     text: str
 
@@ -177,6 +177,13 @@ CLAIMS = [
       'where facts are recalled: knocking out MLP outputs by layer and word (ROME: middle-layer MLPs at the subject)'),
     C(3, "12", 'top-k-vs-random-ablation',
       "a fact's own top-k neurons remove it at every k, k random neurons do not, and other facts survive"),
+    # notebook 13
+    C(1, "13", 'gpt2-small-checkpoint',
+      "GPT-2 small as transformers builds it: Transformer Block x 12, each MLP 768 -> 3072 (GELU) -> 768 and Q/K/V fused 768 -> 2304; the calculator gives its 124,439,808 parameters"),
+    C(3, "13", 'gpt2-fact-sources-add-up',
+      "where a fact comes from: the embeddings, every attention layer and every MLP add up to the answer's logit, and the logit lens after the last block is the output"),
+    C(3, "13", 'gpt2-rank-one-edit',
+      "knowledge editing (ROME) on GPT-2: one rank-one update of one down-projection maps the subject's key to the new value"),
 ]
 
 

@@ -22,7 +22,9 @@ from pathlib import Path
 from course_paths import NOTEBOOK_DIR, ROOT, all_notebook_paths
 
 COLAB_STACK = ["torch==2.13.0", "numpy==2.1.3", "scipy==1.16.*", "matplotlib==3.10.*",
-               "ipywidgets==7.7.1", "tqdm==4.67.*"]
+               "ipywidgets==7.7.1", "tqdm==4.67.*",
+               # notebook 13: the oldest transformers the course supports (Colab preinstalls a 4.x or newer)
+               "transformers==4.51.*", "tokenizers==0.21.*"]
 # What runs the notebooks; Colab runs an ipykernel 6 kernel.
 RUNNERS = ["ipykernel>=6.17,<7", "pytest>=7.4", "nbval>=0.11", "pytest-xdist>=3.3"]
 
@@ -81,6 +83,7 @@ def notebooks_pass(python, work, jobs=2):
     shutil.copy(ROOT / "tests" / "sanitize.cfg", work / "sanitize.cfg")
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
     env["COURSE_DEVICE"] = "cpu"
+    env["COURSE_GPT2"] = "tiny"   # the offline GPT-2 the stored outputs come from
     where = run([str(python), "-c", "import helpers; print(helpers.__file__)"], cwd=work, env=env)
     if str(ROOT) in where or str(python.parent.parent) not in where:
         raise CheckFailed(f"the notebooks would import helpers from {where.strip()}")

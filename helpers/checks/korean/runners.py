@@ -6,7 +6,7 @@ MESSAGES = {
     # marks, defaults and phrases used as values
     "[correct]": "[정답]",
     "[not yet]": "[아직]",
-    "[not attempted yet]": "[아직 시도 전]",
+    "[not attempted yet]": "[아직 시도하지 않음]",
     "write your answer in the cell above, then run it again.": "위 셀에 답을 쓴 뒤 다시 실행하세요.",
     "correct, well done.": "정답입니다. 잘했습니다.",
     "correct: the reference's weights load into your module and give the same output.":

@@ -1,0 +1,249 @@
+"""GPT-2 from Hugging Face transformers, with the course's MLP put inside it.
+
+    model, tokenizer, real = gpt2.load()          # GPT-2 small online, a tiny random GPT-2 offline
+    gpt2.replace_mlps(model, gpt2.mlp_from_hf)    # every block's MLP is now a course FFN
+
+Online (Colab, or with the weights in the local Hugging Face cache) `load` gives GPT-2 small's
+trained weights. Offline it builds a tiny GPT-2 with random weights from a config, with a tokenizer
+trained on the course's text sample, saves both once into a cache folder and loads them with the
+same `from_pretrained` call. It decides which without touching the network (no timeout to wait for).
+Set COURSE_GPT2=tiny or =real to choose, or to the path of a saved model folder.
+
+GPT-2's checkpoint stores each MLP weight as a Conv1D, (in, out): x @ W + b. nn.Linear, and so the
+course's FFN, stores (out, in). `mlp_from_hf` copies the transpose.
+"""
+
+import hashlib
+import os
+import shutil
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from helpers import activations, validate
+from helpers.data import data_path
+from helpers.device import pick_device
+from helpers.ffn import FFN
+
+REAL = "openai-community/gpt2"
+ENV_VAR = "COURSE_GPT2"          # auto (default), real, tiny, or a model folder
+SAMPLE = "text_sample.txt"       # a few hundred sentences written for the course (data/)
+# The tiny model: GPT-2's architecture at toy size. Bump BUILD when what is built here changes.
+TINY = {"n_layer": 4, "n_embd": 64, "n_head": 4, "n_inner": 256, "n_positions": 128}
+TINY_VOCAB, BUILD, END = 2048, 1, "<|endoftext|>"
+
+
+def blocks(model):
+    """The transformer blocks of a GPT2LMHeadModel (or a GPT2Model): model.transformer.h."""
+    body = getattr(model, "transformer", model)
+    if not hasattr(body, "h"):
+        raise TypeError(f"model must be a Hugging Face GPT-2 (with .transformer.h), got {type(model).__name__}")
+    return body.h
+
+
+# --- The MLP: GPT-2's Conv1D weights into the course's FFN ---
+
+def activation_name(act):
+    """The course's name ("gelu_tanh", "gelu", ...) of an activation module, found by evaluating it."""
+    x = torch.linspace(-6.0, 6.0, 241, dtype=torch.float64)
+    with torch.no_grad():
+        y = act(x)
+    for name in ("gelu_tanh", "gelu", "relu", "silu"):
+        if torch.allclose(y, activations.get(name)(x), rtol=0, atol=1e-6):
+            return name
+    raise ValueError(f"the activation {type(act).__name__} is none of gelu_tanh, gelu, relu, silu")
+
+
+def mlp_from_hf(hf_mlp):
+    """A course FFN holding the weights of Hugging Face's GPT2MLP (c_fc, act, c_proj), same device and dtype."""
+    up, down = hf_mlp.c_fc.weight, hf_mlp.c_proj.weight           # Conv1D: (d_model, d_ff), (d_ff, d_model)
+    d_model, d_ff = up.shape
+    name = activation_name(hf_mlp.act)
+    with torch.device("meta"):                                     # no random init: every weight is copied
+        ffn = FFN(d_model, d_ff, activation=name)
+    ffn = ffn.to_empty(device=up.device).to(up.dtype)
+    with torch.no_grad():
+        ffn.c_fc.weight.copy_(up.T)                                # nn.Linear stores (out, in)
+        ffn.c_fc.bias.copy_(hf_mlp.c_fc.bias)
+        ffn.c_proj.weight.copy_(down.T)
+        ffn.c_proj.bias.copy_(hf_mlp.c_proj.bias)
+    return ffn.train(hf_mlp.training)
+
+
+def replace_mlps(model, build):
+    """Swap build(block.mlp) into every block (on the block's device and dtype); return the model."""
+    if not callable(build):
+        raise TypeError(f"build must be a function mlp -> nn.Module, got {type(build).__name__}")
+    for i, block in enumerate(blocks(model)):
+        new = build(block.mlp)
+        if not isinstance(new, nn.Module):
+            raise TypeError(f"build(block.mlp) returned {type(new).__name__} for block {i}; expected an nn.Module")
+        weight = next(block.mlp.parameters())
+        block.mlp = new.to(weight.device, weight.dtype)
+    return model
+
+
+# --- Which model: decided from the environment, never by waiting on the network ---
+
+def _cached(name):
+    """True when the model's config, weights and tokenizer are in the local Hugging Face cache."""
+    from huggingface_hub import try_to_load_from_cache
+
+    def there(filename):
+        return isinstance(try_to_load_from_cache(name, filename), str)
+    return there("config.json") and there("tokenizer.json") and (
+        there("model.safetensors") or there("pytorch_model.bin"))
+
+
+def choose(name=REAL):
+    """("real" | "tiny" | a folder, why): which model load() will use, and the reason in words."""
+    wanted = os.environ.get(ENV_VAR, "auto").strip() or "auto"
+    if wanted not in ("auto", "real", "tiny"):
+        if not Path(wanted).is_dir():
+            raise ValueError(f"{ENV_VAR}={wanted!r} is none of auto, real, tiny, nor a model folder")
+        return wanted, f"{ENV_VAR} names this folder"
+    if wanted != "auto":
+        return wanted, f"{ENV_VAR}={wanted}"
+    if _cached(name):
+        return "real", "its weights are in the local Hugging Face cache"
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes", "on"):
+        return "tiny", "HF_HUB_OFFLINE is set and the weights are not in the local cache"
+    if "google.colab" in sys.modules:
+        return "real", "Colab is online: downloading GPT-2 small once (about 550 MB)"
+    return "tiny", f"offline here (set {ENV_VAR}=real to download GPT-2 small)"
+
+
+@contextmanager
+def _no_progress_bars():
+    """transformers 5 draws a bar on stderr for every save and load: hide it, then restore the setting."""
+    from transformers.utils import logging as hf_logging
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
+
+
+def load(name=REAL, device=None, verbose=True):
+    """(model, tokenizer, real): GPT-2 small (real=True) or the tiny random GPT-2, in eval mode on device."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source, why = choose(name)
+    real = source == "real"
+    where = {"real": name, "tiny": str(build_tiny())}.get(source, source)
+    local = not real or _cached(name)                      # never ask the network for a local model
+    with _no_progress_bars():
+        model = AutoModelForCausalLM.from_pretrained(where, local_files_only=local)
+        tokenizer = AutoTokenizer.from_pretrained(where, local_files_only=local)
+    model = model.to(pick_device(device)).eval()
+    model.config._name_or_path = name if real else ("tiny-random-gpt2" if source == "tiny" else source)
+    if verbose:
+        print(banner(model, real, why))
+    return model, tokenizer, real
+
+
+def banner(model, real, why=""):
+    """One line saying which model runs: GPT-2 small's weights, or random ones."""
+    c = model.config
+    shape = f"{c.n_layer} blocks, d_model = {c.n_embd}, d_ff = {c.n_inner or 4 * c.n_embd}, {c.vocab_size:,} tokens"
+    if real:
+        return f"Model: GPT-2 small with its trained weights ({shape}); {why}."
+    return (f"Model: a tiny GPT-2 with RANDOM weights ({shape}): {why}. "
+            "Numbers marked (real weights) mean something only on GPT-2 small.")
+
+
+# --- The tiny model: built from a config, with a tokenizer trained on the text sample ---
+
+def sample_lines():
+    """The course's text sample: one sentence per line."""
+    return [line.strip() for line in data_path(SAMPLE).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def cache_dir():
+    """Where built models live: $COURSE_CACHE, else ~/.cache/inside-transformer-mlp (outside the repository)."""
+    if os.environ.get("COURSE_CACHE"):
+        return Path(os.environ["COURSE_CACHE"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "inside-transformer-mlp"
+
+
+def _fingerprint():
+    import tokenizers
+    import transformers
+
+    text = "|".join([data_path(SAMPLE).read_text(encoding="utf-8"), repr(sorted(TINY.items())), str(TINY_VOCAB),
+                     str(BUILD), transformers.__version__, tokenizers.__version__])
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def train_tokenizer(lines, vocab_size=TINY_VOCAB):
+    """A byte-level BPE tokenizer like GPT-2's, trained on `lines` (deterministic)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    core = Tokenizer(models.BPE())
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[END], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    core.train_from_iterator(lines, trainer=trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=core, bos_token=END, eos_token=END, unk_token=END,
+                                   model_max_length=TINY["n_positions"])
+
+
+def init_weights(model, seed=0, std=0.02):
+    """GPT-2's initialisation from a local generator: N(0, 0.02), c_proj N(0, 0.02/sqrt(2 n_layer)), norms 1, biases 0."""
+    g = torch.Generator().manual_seed(seed)
+    scaled = std / (2 * model.config.n_layer) ** 0.5
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith(".bias"):
+                p.zero_()
+            elif ".ln_" in name:
+                p.fill_(1.0)
+            else:
+                scale = scaled if name.endswith("c_proj.weight") else std
+                p.copy_(torch.randn(p.shape, generator=g, dtype=torch.float64) * scale)
+    return model
+
+
+def build_tiny(folder=None):
+    """Build the tiny random GPT-2 and its tokenizer once into folder (a cache folder by default); its path."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    folder = Path(folder) if folder is not None else cache_dir() / f"tiny-gpt2-{_fingerprint()}"
+    if (folder / "config.json").is_file():
+        return folder
+    tokenizer = train_tokenizer(sample_lines())
+    end = tokenizer.convert_tokens_to_ids(END)
+    config = GPT2Config(vocab_size=len(tokenizer), bos_token_id=end, eos_token_id=end, **TINY)
+    with torch.random.fork_rng(devices=[]):                # the learner's random generator is left alone
+        model = GPT2LMHeadModel(config)
+    init_weights(model)
+    partial = folder.with_name(f"{folder.name}.part-{os.getpid()}")
+    with _no_progress_bars():
+        model.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
+    try:
+        partial.replace(folder)                            # atomic: a reader never sees half a model
+    except OSError:                                        # another process finished first
+        shutil.rmtree(partial, ignore_errors=True)
+        if not (folder / "config.json").is_file():
+            raise
+    return folder
+
+
+def tokens_of(tokenizer, ids):
+    """Each id as its text, e.g. [' Paris', ' is']: GPT-2's tokens often start with a space."""
+    validate.ndim(torch.as_tensor(ids), "ids", 1)
+    return [tokenizer.decode([int(i)]) for i in ids]
+
+
+def registered_hooks(model):
+    """How many forward hooks and pre-hooks the model's modules hold (0 once every `with` has ended)."""
+    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())
