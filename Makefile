@@ -11,7 +11,7 @@ JOBS ?= 2
 RUN_PYTHON = $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 
 .PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
-	train-model
+	train-model slide-layout
 
 # Create the environment (once, and again when pyproject.toml changes).
 $(STAMP): pyproject.toml
@@ -72,6 +72,10 @@ release-check: $(STAMP)
 ## One reveal.js deck per notebook in slides/, opening from disk with no network (npm fetches reveal.js and MathJax once)
 slides: $(STAMP)
 	$(BIN)/python tools/build_slides.py
+
+## Set every cell's slide type from its content (NB=05 for one notebook), so that each slide fits 1280x720
+slide-layout: $(STAMP)
+	$(BIN)/python tools/slide_layout.py $(NB)
 
 ## Retrain notebook 12's fact model from scratch (a few minutes on CPU) into data/fact_model/
 train-model: $(STAMP)
