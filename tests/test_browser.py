@@ -27,6 +27,7 @@ except ImportError:  # the tests skip (or fail in CI) in chromium.launch()
 import chromium
 import nbformat
 from nbclient import NotebookClient
+from nbformat.sign import NotebookNotary
 
 import bench_browser
 import slide_layout
@@ -246,6 +247,9 @@ def stored_demo(lab):
                                   "demo = nb05_swiglu_gate.make()\ndemo.show()"),
     ], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=True).execute()
+    # Trusted, as a notebook the learner ran and saved is: JupyterLab then draws its stored widgets
+    # (an untrusted one shows the plain-text stand-in, which says to run the notebook).
+    NotebookNotary().sign(nb)
     body = json.dumps({"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))}).encode()
     req = urllib.request.Request(f"{base}/api/contents/demo_projector.ipynb?token={token}", data=body,
                                  method="PUT", headers={"Content-Type": "application/json"})
