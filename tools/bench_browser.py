@@ -139,10 +139,10 @@ def measure(page, base, token, path, timeout_s=120):
     """Release-to-paint seconds of MOVES releases of the demo's first slider, dropdown or checkbox."""
     page.goto(f"{base}/lab/tree/{path.name}?reset&token={token}")
     page.wait_for_selector(f"{NOTEBOOK} .jp-Cell", timeout=90_000)
-    for _ in range(4):   # on a cold start the first click can come before the page is ready
-        page.get_by_role("menuitem", name="Run", exact=True).click()
-        page.get_by_role("menuitem", name=re.compile("^Run All Cells")).first.click()
-        try:
+    for _ in range(4):   # on a cold start the first click can come before the page is ready,
+        try:             # or a dialog (the kernel starting) can be in the way: close it, try again
+            page.get_by_role("menuitem", name="Run", exact=True).click(timeout=20_000)
+            page.get_by_role("menuitem", name=re.compile("^Run All Cells")).first.click(timeout=20_000)
             page.wait_for_selector(f"{NOTEBOOK} .jp-OutputArea-output img", timeout=timeout_s * 1000 // 4)
             break
         except Exception:  # noqa: BLE001 - playwright's timeout: try the menu again
