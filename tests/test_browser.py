@@ -186,6 +186,7 @@ RISE_MEASURE = """() => {
   const slide = leaves.find(s => s.classList.contains('present'));
   const box = {l: Infinity, t: Infinity, r: -Infinity, b: -Infinity}, cut = [], scrolled = [];
   for (const el of [slide, ...slide.querySelectorAll('*')]) {
+    if (el.closest('mjx-assistive-mml, .MJX_Assistive_MathML')) continue;   // a screen reader's copy, clipped
     const r = el.getBoundingClientRect(), style = getComputedStyle(el);
     if (/(auto|scroll)/.test(style.overflowX + style.overflowY)
         && (el.scrollHeight > el.clientHeight + 2 || el.scrollWidth > el.clientWidth + 2))

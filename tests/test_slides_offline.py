@@ -31,7 +31,9 @@ MEASURE = """() => {
   const box = {l: Infinity, t: Infinity, r: -Infinity, b: -Infinity}, cut = [], scrolled = [];
   for (const el of slide.querySelectorAll('*')) {
     const r = el.getBoundingClientRect(), style = getComputedStyle(el);
-    if (!r.width || !r.height || style.visibility === 'hidden' || el.closest('aside.notes')) continue;
+    // (MathJax's MathML copy for screen readers is clipped to 1 px on purpose: not content)
+    if (!r.width || !r.height || style.visibility === 'hidden' || el.closest('aside.notes, .MJX_Assistive_MathML'))
+      continue;
     box.l = Math.min(box.l, r.left); box.t = Math.min(box.t, r.top);
     box.r = Math.max(box.r, r.right); box.b = Math.max(box.b, r.bottom);
     const outside = r.left < -1 || r.top < -1 || r.right > innerWidth + 1 || r.bottom > innerHeight + 1;
@@ -144,7 +146,9 @@ def test_every_slide_fits_the_screen_without_scrolling(browser, decks):
                     page.evaluate(f"() => {REVEAL}.slide({h}, {v})")
                     page.wait_for_function(f"() => {REVEAL}.getIndices().h === {h} && {REVEAL}.getIndices().v === {v}"
                                            " && (document.readyState === 'complete')")
-                    page.wait_for_timeout(50)   # the fit runs on the slide change
+                    page.wait_for_function("() => [...document.querySelectorAll('.reveal section.present .jp-OutputArea-output img')]"
+                                           ".every(img => img.complete)")
+                    page.wait_for_timeout(50)   # the fit runs on the slide change and when a figure loads
                     m = page.evaluate(MEASURE)
                     n_slides, n_figures = n_slides + 1, n_figures + m["figures"]
                     box, where = m["box"], f"{deck.name} slide {h}.{v} ({m['text'][:40]!r})"
