@@ -53,6 +53,9 @@ WATCH = """() => {
 }"""
 
 
+SOURCES = "() => [...document.querySelectorAll('.jp-OutputArea-output img')].map(i => i.src.length + i.src.slice(-40))"
+
+
 def demo_notebook(name, projector):
     """A two-cell notebook: the course style (and projector mode), then the demo."""
     style = "import helpers\n\nhelpers.plots.use_course_style()" + ("\nhelpers.presentation()" if projector else "")
@@ -158,7 +161,14 @@ def measure(page, base, token, path, timeout_s=120):
         how = move(page, control, step)
         page.wait_for_function("() => window.__painted !== null", timeout=timeout_s * 1000)
         seconds.append(page.evaluate("() => window.__painted - window.__release") / 1000)
-        page.wait_for_timeout(700)   # the sharp image follows; let it land before the next move
+        quiet_since = time.time()    # the sharp image follows: wait until no image changed for 1 s,
+        src = page.evaluate(SOURCES)  # so that a late one is never taken for the next move's answer
+        deadline = quiet_since + 10
+        while time.time() - quiet_since < 1.0 and time.time() < deadline:
+            page.wait_for_timeout(200)
+            now = page.evaluate(SOURCES)
+            if now != src:
+                src, quiet_since = now, time.time()
     return label, how, seconds
 
 
