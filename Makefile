@@ -26,7 +26,7 @@ TORCH_BUILD = $(if $(filter cpu cuda,$(TORCH)),$(TORCH),$(if $(filter Darwin,$(s
 .DEFAULT_GOAL := $(LAB_STAMP)
 
 .PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
-	train-model reset new-notebook
+	train-model reset new-notebook slide-layout
 
 # The environment: a venv, then PyTorch (skipped if one is installed), then the course.
 $(BIN)/python:
@@ -108,8 +108,7 @@ release-check: $(TEST_STAMP)
 slides: $(TEST_STAMP)
 	$(BIN)/python tools/build_slides.py
 
-## Retrain notebook 12's fact model (a few minutes on CPU) into build/fact_model/; REPLACE=1 overwrites the shipped data/fact_model/
-train-model: $(LAB_STAMP)
+	train-model reset new-notebook slide-layout
 	$(BIN)/python tools/train_fact_model.py
 
 ## Start notebook NAME (my_topic; TITLE="..." POSTS=1,3): skeleton, check, demo, test, README/INSTRUCTOR/SOURCES entries

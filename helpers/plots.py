@@ -83,10 +83,16 @@ def use_course_style():
 
 
 def presentation(on=True):
-    """Projector mode: every figure and demo drawn 1.5x larger on screen (text included)."""
+    """Projector mode: every figure and demo drawn 1.5x larger on screen (text included), and the
+    demos' controls enlarged with them (20 px text instead of 13 px)."""
     on = validate.boolean(on, "on")
     matplotlib.rcParams["figure.dpi"] = _PROJECTOR_DPI[on]
-    return "projector mode on: figures 1.5x larger" if on else "projector mode off"
+    return "projector mode on: figures 1.5x larger, demo controls too" if on else "projector mode off"
+
+
+def projector_mode():
+    """True while helpers.presentation() is on."""
+    return matplotlib.rcParams["figure.dpi"] == _PROJECTOR_DPI[True]
 
 
 def problems(fig):
@@ -120,14 +126,14 @@ def alt_text(fig):
     return "Figure: " + "; ".join(t.replace("\n", " ") for t in titles if t)
 
 
-def png_output(fig, alt=None, fast=False):
+def png_output(fig, alt=None, fast=False, ratio=RETINA):
     """(data, metadata) for IPython's display: a 2x PNG shown at 1x, with alt text.
 
     fast=True compresses less (about 10% larger, 10-15 ms quicker): for a live redraw, which
-    nobody stores.
+    nobody stores. ratio: PNG pixels per screen pixel (1: a live demo's quick draft).
     """
     buffer = io.BytesIO()
-    fig.canvas.print_figure(buffer, format="png", dpi=fig.dpi * RETINA,
+    fig.canvas.print_figure(buffer, format="png", dpi=fig.dpi * ratio,
                             pil_kwargs={"compress_level": 1 if fast else 6})
     width, height = (round(v) for v in fig.get_size_inches() * fig.dpi)
     data = {"image/png": buffer.getvalue(), "text/plain": f"<Figure size {width}x{height} "

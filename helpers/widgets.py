@@ -4,33 +4,75 @@ A `LiveFigure` shows ipywidgets controls (works with ipywidgets 7.7 and 8) and
 a figure below them. Moving a control redraws the figure through an IPython
 display handle, so the stored notebook (GitHub, nbval) keeps a static figure of
 the default settings, and a live kernel updates it.
+
+A redraw answers quickly: a demo may give `update(fig, state, **values)`, which
+changes the artists that `draw` made (set_data, set_text) instead of building the
+figure again; the first image after a move is a draft at screen resolution, and
+the sharp (retina) image follows once the controls rest.
 """
 
+import asyncio
 import time
 
 import matplotlib
-from IPython.display import display
+from IPython.display import HTML, display
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from helpers.plots import png_output
+from helpers.plots import RETINA, png_output, projector_mode
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# Shown above the controls until a redraw happens: a stored notebook's sliders move without a kernel.
+NEEDS_KERNEL = ("These controls need a running kernel: run this cell (Shift+Enter), then move them. "
+                "Until then they move and the figure stays as it was stored.")
+SHARP_AFTER_S = 0.4     # after the last move, the draft is replaced by the sharp image
+MAX_HEIGHT_PX = 400     # the figure's height on screen: controls and figure fit a 1280x720 screen
+# Projector mode (helpers.presentation()) enlarges the controls with the figure.
+PROJECTOR_CSS = """<style>
+.course-projector { --jp-widgets-font-size: 20px; --jp-widgets-inline-height: 40px;
+  --jp-widgets-inline-width: 520px; --jp-widgets-inline-label-width: 200px;
+  --jp-widgets-slider-handle-size: 22px; font-size: 20px; }
+.course-projector .widget-readout, .course-projector .widget-label, .course-projector select,
+.course-projector .widget-html-content { font-size: 20px; line-height: 1.3; }
+.course-projector .widget-inline-hbox { max-width: 100%; box-sizing: border-box; }
+.course-projector select, .course-projector .slider-container { min-width: 0; }
+</style>"""
+
+
+def fit_on_screen(metadata, max_height=MAX_HEIGHT_PX):
+    """Scale a PNG's display size (width, height) down so it is at most max_height tall."""
+    size = metadata["image/png"]
+    if size["height"] > max_height:
+        scale = max_height / size["height"]
+        size["width"], size["height"] = round(size["width"] * scale), max_height
+    return metadata
 
 
 class LiveFigure:
-    """draw(fig, **values) draws into a fresh figure whenever a control moves."""
+    """draw(fig, **values) draws the figure; moving a control redraws it.
 
-    def __init__(self, draw, controls, figsize=(8.0, 4.0), title="Live demo"):
+    update(fig, state, **values), if given, changes what draw made in place (draw returns
+    `state`, e.g. a dict of its artists); without it every redraw draws a fresh figure.
+    """
+
+    def __init__(self, draw, controls, figsize=(8.0, 4.0), title="Live demo", update=None):
         if not callable(draw):
             raise TypeError(f"draw must be a function draw(fig, **values), got {type(draw).__name__}")
+        if update is not None and not callable(update):
+            raise TypeError(f"update must be a function update(fig, state, **values) or None, "
+                            f"got {type(update).__name__}")
         if not controls:
             raise ValueError("controls must name at least one widget, e.g. {'T': IntSlider(...)}")
         self.draw = draw
+        self.update = update
         self.controls = dict(controls)
         self.figsize = figsize
         self.title = title
         self.figure = None
+        self.note = None
+        self._state = None
         self._handle = None
+        self._sharp = None     # the pending sharp redraw (an asyncio timer)
         for widget in self.controls.values():
             if hasattr(widget, "continuous_update"):
                 widget.continuous_update = False   # redraw once, on release: no queue of redraws
@@ -43,7 +85,7 @@ class LiveFigure:
         return {name: w.value for name, w in self.controls.items()}
 
     def render(self, **changes):
-        """Set controls to `changes`, draw a new figure and return it (no display)."""
+        """Set controls to `changes`, draw the figure and return it (no display)."""
         for name in changes:
             if name not in self.controls:
                 raise ValueError(f"unknown control {name!r}; this figure has {list(self.controls)}")
@@ -52,28 +94,61 @@ class LiveFigure:
             w.unobserve(self._on_change, names="value")
             w.value = value
             w.observe(self._on_change, names="value")
-        # A Figure outside pyplot: quicker to make, and pyplot never shows it a second time.
-        fig = Figure(figsize=self.figsize, dpi=matplotlib.rcParams["figure.dpi"])
-        self.draw(fig, **self.values())
-        self.figure = fig
-        return fig
+        dpi = matplotlib.rcParams["figure.dpi"]
+        if self.update is not None and self.figure is not None and self.figure.dpi == dpi:
+            self.update(self.figure, self._state, **self.values())
+        else:
+            # A Figure outside pyplot: quicker to make, and pyplot never shows it a second time.
+            fig = Figure(figsize=self.figsize, dpi=dpi)
+            FigureCanvasAgg(fig)
+            self._state = self.draw(fig, **self.values())
+            self.figure = fig
+        return self.figure
 
-    def redraw_seconds(self, **changes):
-        """Seconds to redraw and encode the figure as a PNG, as a live callback does."""
+    def image(self, sharp=True):
+        """(data, metadata) of the current figure: sharp (retina) or a draft at screen resolution."""
+        data, metadata = png_output(self.figure, fast=True, ratio=RETINA if sharp else 1)
+        return data, fit_on_screen(metadata)
+
+    def redraw_seconds(self, sharp=False, **changes):
+        """Seconds from a control's new value to the image a live callback sends (the draft by
+        default; sharp=True: the retina image that follows)."""
         start = time.perf_counter()
-        png_output(self.render(**changes), fast=True)
+        self.render(**changes)
+        self.image(sharp=sharp)
         return time.perf_counter() - start
 
-    def _on_change(self, _change):
-        data, metadata = png_output(self.render(), fast=True)
+    def _send(self, sharp):
         if self._handle is not None:
+            data, metadata = self.image(sharp=sharp)
             self._handle.update(data, metadata=metadata, raw=True)
+
+    def _on_change(self, _change):
+        if self._sharp is not None:
+            self._sharp.cancel()
+            self._sharp = None
+        if self.note is not None and self.note.layout.display != "none":
+            self.note.layout.display = "none"   # the kernel answered: the note has done its job
+        self.render()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:   # no event loop (a script, a test): send the sharp image at once
+            self._send(sharp=True)
+            return
+        self._send(sharp=False)
+        self._sharp = loop.call_later(SHARP_AFTER_S, self._send, True)
 
     def show(self):
         """Display the controls and the figure for their current values."""
+        from ipywidgets import HTML as NoteHTML
         from ipywidgets import VBox
 
-        box = VBox(list(self.controls.values()))
+        self.note = NoteHTML(value=f"<i>{NEEDS_KERNEL}</i>")
+        box = VBox([self.note, *self.controls.values()])
+        box.add_class("course-demo")
+        if projector_mode():
+            box.add_class("course-projector")
+            display(HTML(PROJECTOR_CSS))
         names = ", ".join(self.controls)
         # A plain-text stand-in where widgets cannot render (GitHub, nbconvert).
         display(
@@ -83,5 +158,6 @@ class LiveFigure:
             },
             raw=True,
         )
-        data, metadata = png_output(self.render())
-        self._handle = display(data, metadata=metadata, raw=True, display_id=True)
+        self.render()
+        data, metadata = png_output(self.figure)
+        self._handle = display(data, metadata=fit_on_screen(metadata), raw=True, display_id=True)

@@ -2,18 +2,16 @@
 
 Opens every notebook, runs all cells, and checks that no error or stderr output
 appears in the page; on notebook 01 it moves a slider and checks the figure changes, and
-opens it as live slides (RISE) with the network blocked. Chromium is started by
+opens it as live slides (RISE) with the network blocked. Every notebook in RISE: each slide fits
+a 1280x720 screen without scrolling. A stored demo says, before its kernel runs, that it needs
+one; in projector mode its controls are enlarged, and controls and figure fit one 1280x720 screen
+(at 150% zoom too, without running off the right edge). Chromium is started by
 tests/chromium.py (skipped with a message where it is absent, required in CI).
 """
 
 import json
-import os
 import re
-import secrets
 import shutil
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
 
@@ -27,23 +25,21 @@ except ImportError:  # the tests skip (or fail in CI) in chromium.launch()
     PlaywrightTimeout = TimeoutError
 
 import chromium
+import nbformat
+from nbclient import NotebookClient
+from nbformat.sign import NotebookNotary
 
+import bench_browser
+import slide_layout
 from sync_notebooks import BADGE_IMAGE  # the Colab badge: the one remote image
 
 NOTEBOOKS = notebook_paths()
-LAB_SETTINGS = NOTEBOOK_DIR.parent / "tools" / "lab_settings"  # what `make lab` gives JupyterLab
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
 @pytest.fixture(scope="module")
 def browser():
     yield from chromium.launch()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -55,36 +51,15 @@ def lab(tmp_path_factory, browser):  # a browser first: the tests skip before a 
         nb = json.loads(path.read_text())
         for cell in nb["cells"]:
             cell.get("metadata", {}).get("jupyter", {}).pop("source_hidden", None)
-        path.write_text(json.dumps(nb))
-    settings = root / "settings" / "@jupyterlab" / "notebook-extension"
-    settings.mkdir(parents=True)
-    # Render every cell (JupyterLab 4 otherwise only renders the visible ones).
-    (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
-    port, token = free_port(), secrets.token_hex(16)
-    env = dict(os.environ, COURSE_DEVICE="cpu", JUPYTERLAB_SETTINGS_DIR=str(root / "settings"))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-         f"--ServerApp.port={port}", "--ServerApp.port_retries=0", "--allow-root",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root / 'notebooks'}",
-         f"--LabApp.app_settings_dir={LAB_SETTINGS}",
-         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
+        # The slides RISE shows: tools/slide_layout.py's (test_slides.py checks the stored ones match).
+        laid_out = nbformat.reads(json.dumps(nb), as_version=4)
+        slide_layout.apply(laid_out)
+        path.write_text(nbformat.writes(laid_out))
+    server, base, token = bench_browser.start_lab(root / "notebooks", root / "settings")
     try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
-                break
-            except OSError:
-                if time.time() > deadline or server.poll() is not None:
-                    raise RuntimeError("JupyterLab did not start") from None
-                time.sleep(0.5)
         yield base, token
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        bench_browser.stop_lab(server)
 
 
 NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"  # the notebook on screen
@@ -199,5 +174,127 @@ def test_rise_shows_the_first_slide_offline(browser, lab):
         assert page.locator(".reveal .slides > section").count() >= 5
         remote = [r for r in attempted if r != ("image", BADGE_IMAGE)]
         assert not remote, f"RISE asked the network for {remote}"
+    finally:
+        page.close()
+
+
+SCREEN = {"width": 1280, "height": 720}
+# The present RISE slide: the box around everything visible on it, figures not fully on screen,
+# and anything scrolled (RISE's scroll fallback, or content cut off).
+RISE_MEASURE = """() => {
+  const leaves = [...document.querySelectorAll('.reveal .slides section')].filter(s => !s.querySelector('section'));
+  const slide = leaves.find(s => s.classList.contains('present'));
+  const box = {l: Infinity, t: Infinity, r: -Infinity, b: -Infinity}, cut = [], scrolled = [];
+  for (const el of [slide, ...slide.querySelectorAll('*')]) {
+    if (el.closest('mjx-assistive-mml, .MJX_Assistive_MathML')) continue;   // a screen reader's copy, clipped
+    const r = el.getBoundingClientRect(), style = getComputedStyle(el);
+    if (/(auto|scroll)/.test(style.overflowX + style.overflowY)
+        && (el.scrollHeight > el.clientHeight + 2 || el.scrollWidth > el.clientWidth + 2))
+      scrolled.push(el.className.slice(0, 60) + ': ' + el.scrollWidth + 'x' + el.scrollHeight + ' in '
+                    + el.clientWidth + 'x' + el.clientHeight);
+    if (el === slide || !r.width || !r.height || style.visibility === 'hidden'
+        || el.closest('.jp-OutputArea-promptOverlay, .jp-Collapser, .cm-announced')) continue;
+    box.l = Math.min(box.l, r.left); box.t = Math.min(box.t, r.top);
+    box.r = Math.max(box.r, r.right); box.b = Math.max(box.b, r.bottom);
+    if (el.tagName === 'IMG' && el.closest('.jp-OutputArea-output')
+        && (r.left < -1 || r.top < -1 || r.right > innerWidth + 1 || r.bottom > innerHeight + 1)) cut.push(el.alt);
+  }
+  return {index: leaves.indexOf(slide), n: leaves.length, box, cut, scrolled,
+          text: slide.innerText.trim().slice(0, 50)};
+}"""
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_rise_slide_fits_the_screen_without_scrolling(browser, lab, path):
+    base, token = lab
+    shut_down_kernels(lab)
+    page = browser.new_page(viewport=SCREEN)
+    problems, last = [], -1
+    try:
+        page.goto(f"{base}/rise/{path.name}?token={token}")
+        page.locator(".reveal.ready .slides > section.present").wait_for(timeout=90_000)
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+        page.wait_for_timeout(1000)   # the cells' editors and outputs settle
+        while True:
+            m = page.evaluate(RISE_MEASURE)
+            assert m["index"] != last, f"{path.name}: Space did not move past slide {last}"
+            last, box = m["index"], m["box"]
+            where = f"{path.name} slide {m['index']} ({m['text'][:40]!r})"
+            if box["t"] < -1 or box["l"] < -1 or box["b"] > SCREEN["height"] + 1 or box["r"] > SCREEN["width"] + 1:
+                problems.append(f"{where}: content spans {box}")
+            problems += [f"{where}: figure {c!r} is not fully on screen" for c in m["cut"]]
+            problems += [f"{where}: scrolled {s}" for s in m["scrolled"]]
+            if m["index"] == m["n"] - 1:
+                break
+            page.keyboard.press("Space")
+            page.wait_for_function("i => [...document.querySelectorAll('.reveal .slides section')]"
+                                   ".filter(s => !s.querySelector('section')).findIndex(s => s.classList.contains('present')) !== i",
+                                   arg=last, timeout=10_000)
+            page.wait_for_timeout(150)
+    finally:
+        page.close()
+    assert last >= 5, f"{path.name}: RISE showed only {last + 1} slides"
+    assert not problems, (f"{len(problems)} of {last + 1} RISE slides do not fit 1280x720 (tools/slide_layout.py "
+                          "names the cells taller than a slide):\n" + "\n".join(problems))
+
+
+@pytest.fixture(scope="module")
+def stored_demo(lab):
+    """A notebook whose demo ran headless and was stored with its widget state, as the course's are."""
+    base, token = lab
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import helpers\n\nhelpers.plots.use_course_style()\nhelpers.presentation()"),
+        nbformat.v4.new_code_cell("from helpers.demos import nb05_swiglu_gate\n\n"
+                                  "demo = nb05_swiglu_gate.make()\ndemo.show()"),
+    ], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=True).execute()
+    # Trusted, as a notebook the learner ran and saved is: JupyterLab then draws its stored widgets
+    # (an untrusted one shows the plain-text stand-in, which says to run the notebook).
+    NotebookNotary().sign(nb)
+    body = json.dumps({"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))}).encode()
+    req = urllib.request.Request(f"{base}/api/contents/demo_projector.ipynb?token={token}", data=body,
+                                 method="PUT", headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=30).close()
+    return "demo_projector.ipynb"
+
+
+def open_stored(browser, lab, name, zoom=1.0):
+    base, token = lab
+    shut_down_kernels(lab)
+    page = browser.new_page(viewport={"width": round(SCREEN["width"] / zoom), "height": round(SCREEN["height"] / zoom)},
+                            device_scale_factor=zoom)
+    page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
+    page.wait_for_selector(f"{NOTEBOOK} .jp-OutputArea-output img", timeout=90_000)
+    page.wait_for_selector(f"{NOTEBOOK} .widget-slider", timeout=30_000)
+    return page
+
+
+def test_a_stored_demo_says_it_needs_a_running_kernel(browser, lab, stored_demo):
+    page = open_stored(browser, lab, stored_demo)
+    try:
+        note = page.locator(f"{NOTEBOOK} .course-demo .widget-html").first
+        assert "need a running kernel" in note.inner_text(), "the stored demo does not say it needs a kernel"
+        assert note.is_visible()
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("zoom", [1.0, 1.5])
+def test_projector_demo_fits_one_screen_with_enlarged_controls(browser, lab, stored_demo, zoom):
+    page = open_stored(browser, lab, stored_demo, zoom)
+    try:
+        cell = page.locator(f"{NOTEBOOK} .jp-CodeCell").nth(1)
+        outputs = cell.locator(".jp-Cell-outputWrapper")
+        outputs.scroll_into_view_if_needed()
+        label = cell.locator(".widget-slider .widget-label").first
+        size = float(label.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
+        assert size >= 18, f"projector mode left the controls' text at {size} px"
+        box, image = outputs.bounding_box(), cell.locator(".jp-OutputArea-output img").first.bounding_box()
+        width, height = page.viewport_size["width"], page.viewport_size["height"]
+        assert image["x"] + image["width"] <= width + 1, f"at {zoom:.0%} zoom the figure runs off the right edge"
+        if zoom == 1.0:
+            top = page.locator(f"{NOTEBOOK}").bounding_box()["y"]
+            assert box["height"] <= height - top, (f"controls and figure take {box['height']:.0f} px; "
+                                                   f"the notebook area is {height - top:.0f} px tall")
     finally:
         page.close()

@@ -1,5 +1,6 @@
 """Every notebook builds into a reveal.js deck with one slide per slide-marked cell, loading
-no script, style sheet or font from the network (tools/build_slides.py, what `make slides` runs)."""
+no script, style sheet or font from the network (tools/build_slides.py, what `make slides` runs),
+and tools/slide_layout.py sets the slide metadata by its rules, the same way every time."""
 
 from html.parser import HTMLParser
 
@@ -8,6 +9,7 @@ import pytest
 from nbconvert import SlidesExporter
 
 import build_slides
+import slide_layout
 from course_paths import notebook_paths
 
 NOTEBOOKS = notebook_paths()
@@ -39,7 +41,9 @@ def test_deck_has_the_expected_slides(path):
     html = build_slides.deck_html(build_slides.exporter(), nb, path.stem)
     counter = SlideCounter()
     counter.feed(html)
-    assert counter.slides == build_slides.slide_count(nb)
+    assert counter.slides == build_slides.slide_count(build_slides.laid_out(nb))
+    assert '"setup"' not in html and "celltag_setup" not in html, "the setup cell is on a slide"
+    assert "width: 1280" in html and "height: 720" in html, "the deck is not laid out for 1280x720"
     assert not build_slides.remote_urls(html), "the deck loads something from the network"
     assert f'"{build_slides.URLS["reveal_url_prefix"]}/dist/reveal.js"' in html  # from the assets folder
 
@@ -62,3 +66,75 @@ def test_the_remote_check_catches_nbconverts_cdn_urls():
                 "cdnjs.cloudflare.com/ajax/libs/require.js", "cdnjs.cloudflare.com/ajax/libs/mermaid"]:
         assert cdn in found
     assert "colab-badge.svg" not in found  # an image in the notebook, not something the deck runs on
+
+
+def markdown(text, **metadata):
+    return nbformat.v4.new_markdown_cell(text, metadata=metadata)
+
+
+def code(text, outputs=(), **metadata):
+    cell = nbformat.v4.new_code_cell(text, metadata=metadata)
+    cell.outputs = [nbformat.from_dict(o) for o in outputs]
+    return cell
+
+
+def figure(width, height):
+    return {"output_type": "display_data", "data": {"image/png": "", "text/plain": "<Figure>"},
+            "metadata": {"image/png": {"width": width, "height": height}}}
+
+
+def synthetic():
+    return nbformat.v4.new_notebook(cells=[
+        markdown("# 01 · Title\n\nWhat you will learn"),
+        code("import helpers", tags=["setup"]),
+        markdown("## 1. A section"),
+        code("x = 1"),
+        code("\n".join(f"y{i} = {i}" for i in range(14)), [figure(630, 360)]),      # a long figure cell
+        code("z = 2", [figure(630, 360)]),
+        markdown("### Exercise 1 (core): build it"),
+        code("\n".join(f"line_{i} = {i}" for i in range(40))),                    # taller than a slide
+        markdown("## Summary"),
+        markdown("## Solutions"),
+        markdown("<details><summary>Solution to exercise 1</summary>\n\n```python\nx = 1\n```\n</details>"),
+    ])
+
+
+def test_layout_follows_its_rules():
+    nb = synthetic()
+    types, too_tall = slide_layout.slide_types(nb)
+    assert types == ["slide", "skip", "slide", "-", "-", "subslide", "subslide", "subslide", "slide", "notes",
+                     "notes"]
+    assert [i for i, _ in too_tall] == [7], "the 40-line cell is the one taller than a slide"
+    assert slide_layout.side_by_side(nb.cells[4]) and not slide_layout.side_by_side(nb.cells[5])
+
+
+def test_layout_is_idempotent_and_leaves_continuing_cells_unmarked():
+    nb = synthetic()
+    nb.cells[3].metadata["slideshow"] = {"slide_type": "fragment"}   # a stale mark is replaced
+    assert slide_layout.apply(nb) == 10
+    assert "slideshow" not in nb.cells[3].metadata and "slideshow" not in nb.cells[4].metadata
+    assert nb.cells[1].metadata == {"tags": ["setup"], "slideshow": {"slide_type": "skip"}}
+    before = nbformat.writes(nb)
+    assert slide_layout.apply(nb) == 0 and nbformat.writes(nb) == before
+
+
+def test_a_long_section_splits_into_sub_slides_that_each_fit():
+    cells = [markdown("# Title"), markdown("## 1. Long")] + [
+        markdown("\n\n".join(f"Paragraph {i}.{j} " + "word " * 30 for j in range(3))) for i in range(8)]
+    types, _ = slide_layout.slide_types(nbformat.v4.new_notebook(cells=cells))
+    assert types.count("subslide") >= 2
+    slides, height = [], 0
+    for cell, kind in zip(cells, types, strict=True):
+        if kind != "-":
+            slides.append(height)
+            height = 0
+        height += slide_layout.cell_height(cell)
+    slides.append(height)
+    assert max(slides) <= slide_layout.SLIDE_HEIGHT
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_stored_notebook_carries_the_layout(path):
+    """The slide metadata RISE reads is the tool's: run `python tools/slide_layout.py` after editing."""
+    nb = nbformat.read(path, as_version=4)
+    assert slide_layout.apply(nb) == 0, f"{path.name}: slide metadata out of date; run python tools/slide_layout.py"

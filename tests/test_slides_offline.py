@@ -1,11 +1,13 @@
-"""A deck from `make slides`, opened from disk with the network blocked, works.
+"""A deck from `make slides`, opened from disk with the network blocked, works, and every slide of
+every deck fits a 1280x720 screen.
 
 Builds notebook 12's deck (the notebook with formulas, and figures) with tools/build_slides.py,
 opens it in headless Chromium with every request that would leave the machine aborted, and checks
 that reveal.js started with the slides the notebook's metadata gives and moves between them, that
-MathJax rendered the formulas in its own fonts, and that the figures show. The build fetches
-reveal.js and MathJax with npm once (into build/npm/); where npm is missing the test skips, like
-a missing Chromium (required in CI).
+MathJax rendered the formulas in its own fonts, and that the figures show. Then it builds every
+deck and visits each slide as a presenter does, without scrolling: everything on it, every figure
+in full, inside the 1280x720 window. The build fetches reveal.js and MathJax with npm once (into
+build/npm/); where npm is missing the test skips, like a missing Chromium (required in CI).
 """
 
 import re
@@ -15,11 +17,34 @@ import nbformat
 import pytest
 
 import build_slides
-from course_paths import NOTEBOOK_DIR
+from course_paths import NOTEBOOK_DIR, notebook_paths
 from sync_notebooks import BADGE_IMAGE  # the Colab badge: the one remote image
 
 NOTEBOOK = NOTEBOOK_DIR / "12_kv_memory_editing.ipynb"  # the one notebook with formulas
 REVEAL = f"require('{build_slides.URLS['reveal_url_prefix']}/dist/reveal.js')"  # its API, via require.js
+SCREEN = {"width": 1280, "height": 720}
+MIN_SCALE = 0.45   # a slide the deck had to shrink more than this is unreadable: split its cell
+# What the present slide shows: the box around everything visible on it, the figures that are not
+# fully on screen, anything scrolled (content cut off), and how much the deck shrank the slide.
+MEASURE = """() => {
+  const slide = [...document.querySelectorAll('.reveal .slides section.present')].pop();
+  const box = {l: Infinity, t: Infinity, r: -Infinity, b: -Infinity}, cut = [], scrolled = [];
+  for (const el of slide.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect(), style = getComputedStyle(el);
+    // (MathJax's MathML copy for screen readers is clipped to 1 px on purpose: not content)
+    if (!r.width || !r.height || style.visibility === 'hidden' || el.closest('aside.notes, .MJX_Assistive_MathML'))
+      continue;
+    box.l = Math.min(box.l, r.left); box.t = Math.min(box.t, r.top);
+    box.r = Math.max(box.r, r.right); box.b = Math.max(box.b, r.bottom);
+    const outside = r.left < -1 || r.top < -1 || r.right > innerWidth + 1 || r.bottom > innerHeight + 1;
+    if (el.tagName === 'IMG' && outside) cut.push(el.alt || el.src.slice(0, 40));
+    if (/(auto|scroll|hidden)/.test(style.overflowX + style.overflowY)
+        && (el.scrollHeight > el.clientHeight + 2 || el.scrollWidth > el.clientWidth + 2))
+      scrolled.push(el.className + ': ' + el.scrollWidth + 'x' + el.scrollHeight + ' in ' + el.clientWidth + 'x' + el.clientHeight);
+  }
+  return {box, cut, scrolled, scale: Number(slide.style.zoom || 1), text: slide.innerText.trim().slice(0, 60),
+          figures: slide.querySelectorAll('.jp-OutputArea-output img').length};
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +121,44 @@ def test_deck_works_from_disk_with_the_network_blocked(browser, deck):
         assert not errors, f"script errors in the deck: {errors}"
     finally:
         page.close()
+
+
+@pytest.fixture(scope="module")
+def decks(browser, tmp_path_factory):
+    try:
+        return build_slides.build(notebook_paths(), tmp_path_factory.mktemp("all_slides"))
+    except build_slides.NpmMissing as e:
+        chromium.require(False, str(e))
+
+
+def test_every_slide_fits_the_screen_without_scrolling(browser, decks):
+    page = browser.new_page(viewport=SCREEN)
+    problems, n_slides, n_figures = [], 0, 0
+    try:
+        for deck in decks:
+            page.goto(deck.as_uri())
+            page.wait_for_selector(".reveal.ready", timeout=30_000)
+            page.evaluate(f"() => {REVEAL}.configure({{transition: 'none'}})")
+            stacks = page.evaluate("() => [...document.querySelectorAll('.reveal .slides > section')]"
+                                   ".map(s => Math.max(1, s.querySelectorAll(':scope > section').length))")
+            for h, n_vertical in enumerate(stacks):
+                for v in range(n_vertical):
+                    page.evaluate(f"() => {REVEAL}.slide({h}, {v})")
+                    page.wait_for_function(f"() => {REVEAL}.getIndices().h === {h} && {REVEAL}.getIndices().v === {v}"
+                                           " && (document.readyState === 'complete')")
+                    page.wait_for_function("() => [...document.querySelectorAll('.reveal section.present .jp-OutputArea-output img')]"
+                                           ".every(img => img.complete)")
+                    page.wait_for_timeout(50)   # the fit runs on the slide change and when a figure loads
+                    m = page.evaluate(MEASURE)
+                    n_slides, n_figures = n_slides + 1, n_figures + m["figures"]
+                    box, where = m["box"], f"{deck.name} slide {h}.{v} ({m['text'][:40]!r})"
+                    if box["t"] < -1 or box["l"] < -1 or box["b"] > SCREEN["height"] + 1 or box["r"] > SCREEN["width"] + 1:
+                        problems.append(f"{where}: content spans {box}")
+                    problems += [f"{where}: figure {c!r} is not fully on screen" for c in m["cut"]]
+                    problems += [f"{where}: scrolled {s}" for s in m["scrolled"]]
+                    if m["scale"] < MIN_SCALE:
+                        problems.append(f"{where}: shrunk to {m['scale']:.2f} to fit; split the cell in the notebook")
+    finally:
+        page.close()
+    assert n_slides >= 12 * 5 and n_figures >= 12, f"only {n_slides} slides and {n_figures} figures visited"
+    assert not problems, f"{len(problems)} of {n_slides} slides do not fit 1280x720:\n" + "\n".join(problems)

@@ -1,12 +1,13 @@
 """Live figures and the labelled-figure rule."""
 
+import asyncio
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pytest
 from ipywidgets import IntSlider
 
-from helpers import demos, plots
+from helpers import demos, plots, widgets
 from helpers.widgets import LiveFigure
 
 
@@ -52,6 +53,108 @@ def test_every_demo_draws_its_sample_labelled(notebook):
     fig = live.render(**module.SAMPLE)
     assert plots.unlabelled(fig) == []
     assert live.redraw_seconds() > 0
+
+
+def texts(fig):
+    """Every title, label and tick label of a figure, drawn (tick labels exist once drawn)."""
+    fig.canvas.draw()
+    return [t.get_text() for ax in fig.axes for t in
+            [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.get_xticklabels(), *ax.get_yticklabels()]
+            if t.get_text()]
+
+
+@pytest.mark.parametrize("notebook", [n for n in WITH_NOTEBOOK if demos.load(n).make().update is not None])
+def test_a_demo_updated_in_place_shows_what_a_fresh_draw_shows(notebook):
+    module = demos.load(notebook)
+    updated = module.make()
+    first = updated.render()
+    assert updated.render(**module.SAMPLE) is first, "update drew a new figure instead of changing it"
+    fresh = module.make()
+    fresh.update = None
+    assert texts(first) == texts(fresh.render(**module.SAMPLE))
+
+
+def test_update_changes_the_figure_in_place_and_draw_runs_once():
+    calls = []
+
+    def draw(fig, n):
+        calls.append(n)
+        ax = fig.add_subplot()
+        (line,) = ax.plot(range(n))
+        ax.set(title=f"{n} points", xlabel="i", ylabel="value")
+        return line
+
+    def update(fig, line, n):
+        line.set_data(range(n), range(n))
+        fig.axes[0].set_title(f"{n} points")
+
+    live = LiveFigure(draw, {"n": IntSlider(value=3, min=1, max=10)}, update=update)
+    fig = live.render()
+    assert live.render(n=7) is fig and fig.axes[0].get_title() == "7 points"
+    assert calls == [3] and len(fig.axes[0].lines[0].get_xdata()) == 7
+    with pytest.raises(TypeError, match="update must be a function"):
+        LiveFigure(draw, {"n": IntSlider()}, update="no")
+
+
+def test_a_move_sends_a_draft_then_the_sharp_image_once_the_controls_rest(monkeypatch):
+    monkeypatch.setattr(widgets, "SHARP_AFTER_S", 0.05)
+    live = LiveFigure(draw_line, {"n": IntSlider(value=3, min=1, max=10)}, figsize=(4, 2))
+    sent = []
+
+    class Handle:
+        def update(self, data, metadata, raw):
+            sent.append(int.from_bytes(data["image/png"][16:20], "big"))   # the PNG's width in pixels
+
+    live._handle = Handle()
+    live.render()
+    width = round(4 * live.figure.dpi)
+
+    async def moves():
+        live.controls["n"].value = 5
+        live.controls["n"].value = 6      # a second move before the first rests: one sharp image
+        await asyncio.sleep(0.2)
+
+    asyncio.run(moves())
+    assert sent == [width, width, width * plots.RETINA], sent
+    live.controls["n"].value = 7           # no event loop (a script): the sharp image at once
+    assert sent[-1] == width * plots.RETINA
+
+
+def test_show_says_the_demo_needs_a_kernel_until_it_redraws(monkeypatch):
+    shown = []
+    monkeypatch.setattr(widgets, "display", lambda *a, **k: shown.append((a, k)))
+    live = LiveFigure(draw_line, {"n": IntSlider(value=3, min=1, max=10)})
+    live.show()
+    assert "need a running kernel" in live.note.value and live.note.layout.display != "none"
+    stand_in = shown[0][0][0]
+    assert stand_in["text/plain"].startswith("Live demo: controls n")
+    live.controls["n"].value = 4
+    assert live.note.layout.display == "none", "the note stays after the kernel answered"
+
+
+def test_projector_mode_enlarges_the_controls(monkeypatch):
+    shown = []
+    monkeypatch.setattr(widgets, "display", lambda *a, **k: shown.append(a[0]))
+    plots.use_course_style()
+    live = LiveFigure(draw_line, {"n": IntSlider(value=3, min=1, max=10)})
+    live.show()
+    assert not any(isinstance(s, widgets.HTML) for s in shown)
+    try:
+        plots.presentation()
+        assert plots.projector_mode()
+        live.show()
+    finally:
+        plots.presentation(False)
+    css = [s.data for s in shown if isinstance(s, widgets.HTML)]
+    assert len(css) == 1 and "--jp-widgets-font-size: 20px" in css[0]
+    assert not plots.projector_mode()
+
+
+def test_a_demo_figure_is_shown_at_most_400_px_tall():
+    assert widgets.fit_on_screen({"image/png": {"width": 1080, "height": 540}}) == \
+        {"image/png": {"width": 800, "height": 400}}
+    assert widgets.fit_on_screen({"image/png": {"width": 630, "height": 360}}) == \
+        {"image/png": {"width": 630, "height": 360}}
 
 
 def test_projector_mode_draws_figures_and_demos_larger():

@@ -1,12 +1,16 @@
-"""`make bench`: the course's benchmark (helpers.bench) and the time to re-execute every notebook.
+"""`make bench`: the course's benchmark (helpers.bench), the demos in a browser, and the time to
+re-execute every notebook.
 
-    python tools/bench_all.py                 # everything (the notebooks take minutes)
-    python tools/bench_all.py --no-notebooks  # what `python -m helpers.bench` prints, and a skip row
+    python tools/bench_all.py                 # everything (the browser and the notebooks take minutes)
+    python tools/bench_all.py --no-notebooks  # no re-execution of the notebooks
+    python tools/bench_all.py --no-browser    # no JupyterLab and Chromium (tools/bench_browser.py)
     python tools/bench_all.py --threads 1     # fix torch's thread count (a busy machine)
 
-Notebooks run as copies, so their stored outputs stay as they are.
+Notebooks run as copies, so their stored outputs stay as they are. The first line says the
+machine's load average: a busy machine's times are not an idle one's.
 """
 
+import bench_browser
 from course_paths import notebook_paths
 from helpers import bench
 from helpers.timing import format_seconds
@@ -33,11 +37,17 @@ def notebook_rows(results):
 def main(argv=None):
     parser = bench.parser()
     parser.add_argument("--no-notebooks", action="store_true", help="skip re-executing notebooks")
+    parser.add_argument("--no-browser", action="store_true", help="skip the demos in JupyterLab and Chromium")
     args = parser.parse_args(argv)
-    if args.no_notebooks or args.smoke:
-        more = [lambda: [bench.row("re-execute all notebooks", "skipped (--no-notebooks or --smoke)")]]
+    more = []
+    if args.no_browser or args.smoke:
+        more.append(lambda: [bench.row("browser redraws", "skipped (--no-browser or --smoke)")])
     else:
-        more = [lambda: notebook_rows(timed_copies(notebook_paths(), device="cpu"))]
+        more.append(bench_browser.rows)
+    if args.no_notebooks or args.smoke:
+        more.append(lambda: [bench.row("re-execute all notebooks", "skipped (--no-notebooks or --smoke)")])
+    else:
+        more.append(lambda: notebook_rows(timed_copies(notebook_paths(), device="cpu")))
     bench.run(smoke=args.smoke, rounds=args.rounds, threads=args.threads, more=more)
 
 

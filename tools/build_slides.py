@@ -9,6 +9,7 @@ them by relative paths, so slides/ opened from disk (or copied to a USB stick) n
 """
 
 import argparse
+import copy
 import re
 import shutil
 import subprocess
@@ -20,6 +21,8 @@ from pathlib import Path
 import nbformat
 from nbconvert import SlidesExporter
 from traitlets.config import Config
+
+import slide_layout
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -45,6 +48,8 @@ URLS = {
     "mathjax_url": f"{ASSETS}/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe",
     "require_js_url": f"{ASSETS}/requirejs/require.js",
 }
+# A 16:9 slide, the size of a projector's 720p screen (tools/slide_layout.py fills slides to fit it).
+SIZE = {"reveal_width": "1280", "reveal_height": "720"}
 # A script, style sheet, module or font fetched from another machine.
 REMOTE = re.compile(r"""(?:<(?:script|link)\b[^>]*\b(?:src|href)=["']?|\bfrom\s*["']|\bimport\s*\(\s*["']"""
                     r"""|url\(\s*["']?)(?:https?:)?//[^"')\s]*""")
@@ -108,16 +113,26 @@ def copy_assets(out_dir):
 def exporter():
     """nbconvert's SlidesExporter with every URL pointing into the assets folder."""
     config = Config()
-    config.SlidesExporter.update(URLS, template_file=str(TEMPLATE))
+    config.SlidesExporter.update(URLS, **SIZE, template_file=str(TEMPLATE))
     return SlidesExporter(config=config)
 
 
-def deck_html(slides, nb, name):
-    """The deck of notebook nb. Its stored widget state is left out: nbconvert would load the widget
-    renderer from unpkg for it, and a deck shows each demo's stored figure, which needs no script."""
-    nb = nbformat.from_dict(nb)
+def laid_out(nb):
+    """A copy of nb as its deck shows it: slides from tools/slide_layout.py, the long code cells that
+    draw a figure tagged to sit beside it, and no stored widget state (nbconvert would load the widget
+    renderer from unpkg for it; a deck shows each demo's stored figure, which needs no script)."""
+    nb = nbformat.from_dict(copy.deepcopy(nb))
     nb.metadata.pop("widgets", None)
-    return slides.from_notebook_node(nb, resources={"metadata": {"name": name}})[0]
+    slide_layout.apply(nb)
+    for cell in nb.cells:
+        if slide_layout.side_by_side(cell):
+            cell.metadata["tags"] = [*cell.metadata.get("tags", []), slide_layout.SIDE_BY_SIDE]
+    return nb
+
+
+def deck_html(slides, nb, name):
+    """The deck of notebook nb (see laid_out)."""
+    return slides.from_notebook_node(laid_out(nb), resources={"metadata": {"name": name}})[0]
 
 
 def remote_urls(html):
@@ -141,7 +156,7 @@ def build(paths, out_dir):
         deck = out_dir / f"{path.stem}.slides.html"
         deck.write_text(html, encoding="utf-8")
         decks.append(deck)
-        print(f"{deck.name}: {slide_count(nb)} slides")
+        print(f"{deck.name}: {slide_count(laid_out(nb))} slides")
     return decks
 
 

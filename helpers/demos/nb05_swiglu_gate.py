@@ -11,30 +11,49 @@ SAMPLE = {"up": -1.0, "gate_pre": -1.28}
 Z = np.linspace(-6.0, 6.0, 241)   # gate pre-activations drawn on the x axis
 
 
-def draw(fig, up, gate_pre):
-    """The curve SiLU(z) * up over z, the gate SiLU(z) itself, and the current point."""
-    ax = fig.add_subplot(1, 1, 1)
-    gate = activations.silu(Z)
-    ax.axhspan(0.0, 1.0, color=NEUTRAL, alpha=0.15, lw=0, zorder=0, label="a switch would stay in [0, 1]")
-    ax.plot(Z, gate, "--", color=COLORS["silu"], label="gate g = SiLU(z)")
-    ax.plot(Z, gate * up, color=COLORS["mlp"], label=f"output g * u  (u = {up:.2f})")
+def _title(up, gate_pre):
     g = float(activations.silu(np.array(gate_pre)))
-    ax.plot([gate_pre], [g * up], "o", color="black", markersize=8)
-    ax.plot([gate_pre], [g], "o", color=COLORS["silu"], markersize=6)
-    ax.axhline(up, color=NEUTRAL, linewidth=0.8, linestyle=":", label="u itself (gate = 1)")
-    ax.set_ylim(-4.0, 6.5)
-    ax.set_xticks([-6, -3, 0, 3, 6])
-    ax.set_yticks([-4, -2, 0, 2, 4, 6])
-    ax.set_xlabel("gate pre-activation z = (x @ W_gate)[j]")
-    ax.set_ylabel("value of feature j")
     if g > 1:
         kind = "enlarges u"
     elif g < 0:
         kind = "flips the sign of u"
     else:
         kind = "shrinks u"
-    ax.set_title(f"g = SiLU({gate_pre:.2f}) = {g:.3f} {kind}:  {g:.3f} x {up:.2f} = {g * up:.3f}")
-    ax.legend(loc="upper left")
+    return g, f"g = SiLU({gate_pre:.2f}) = {g:.3f} {kind}:  {g:.3f} x {up:.2f} = {g * up:.3f}"
+
+
+def draw(fig, up, gate_pre):
+    """The curve SiLU(z) * up over z, the gate SiLU(z) itself, and the current point.
+    Returns the artists that `update` moves."""
+    ax = fig.add_subplot(1, 1, 1)
+    gate = activations.silu(Z)
+    g, title = _title(up, gate_pre)
+    ax.axhspan(0.0, 1.0, color=NEUTRAL, alpha=0.15, lw=0, zorder=0, label="a switch would stay in [0, 1]")
+    ax.plot(Z, gate, "--", color=COLORS["silu"], label="gate g = SiLU(z)")
+    (output,) = ax.plot(Z, gate * up, color=COLORS["mlp"], label=f"output g * u  (u = {up:.2f})")
+    (point,) = ax.plot([gate_pre], [g * up], "o", color="black", markersize=8)
+    (gate_point,) = ax.plot([gate_pre], [g], "o", color=COLORS["silu"], markersize=6)
+    u_line = ax.axhline(up, color=NEUTRAL, linewidth=0.8, linestyle=":", label="u itself (gate = 1)")
+    ax.set_ylim(-4.0, 6.5)
+    ax.set_xticks([-6, -3, 0, 3, 6])
+    ax.set_yticks([-4, -2, 0, 2, 4, 6])
+    ax.set_xlabel("gate pre-activation z = (x @ W_gate)[j]")
+    ax.set_ylabel("value of feature j")
+    ax.set_title(title)
+    legend = ax.legend(loc="upper left")
+    return {"ax": ax, "output": output, "point": point, "gate_point": gate_point, "u_line": u_line,
+            "label": legend.get_texts()[2]}
+
+
+def update(fig, artists, up, gate_pre):
+    """Move the curve, the points and the line of u; rewrite the title and the legend's u."""
+    g, title = _title(up, gate_pre)
+    artists["output"].set_ydata(activations.silu(Z) * up)
+    artists["point"].set_data([gate_pre], [g * up])
+    artists["gate_point"].set_data([gate_pre], [g])
+    artists["u_line"].set_ydata([up, up])
+    artists["label"].set_text(f"output g * u  (u = {up:.2f})")
+    artists["ax"].set_title(title)
 
 
 def make():
@@ -44,4 +63,4 @@ def make():
         "gate_pre": FloatSlider(value=0.18, min=-6.0, max=6.0, step=0.01, description="z (gate in)",
                                 continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(7.5, 4.0), title="SiLU(gate) * up")
+    return LiveFigure(draw, controls, figsize=(7.5, 4.0), title="SiLU(gate) * up", update=update)

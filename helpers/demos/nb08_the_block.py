@@ -67,22 +67,38 @@ def traces(seed=0):
     return table
 
 
+def _title(depth, residual, kind, t):
+    mode = "with residuals" if residual else "without residuals"
+    return f"{kind}, {depth} blocks {mode}: |x| goes {t['stream'][0]:.1f} -> {t['stream'][depth]:.1f}"
+
+
 def draw(fig, depth, residual, kind, table):
-    """Stream norm after each block, and the size of each sublayer's update."""
+    """Stream norm after each block, and the size of each sublayer's update; returns the lines."""
     t = table[kind, residual]
     ax = fig.add_subplot(1, 1, 1)
     layers = range(1, depth + 1)
-    ax.plot(range(depth + 1), t["stream"][: depth + 1], "o-", color="black", label="residual stream |x|")
-    ax.plot(layers, t["attn"][:depth], "s--", color=COLORS["attention"], label="attention update")
-    ax.plot(layers, t["mlp"][:depth], "^:", color=COLORS["mlp"], label="MLP update")
+    (stream,) = ax.plot(range(depth + 1), t["stream"][: depth + 1], "o-", color="black",
+                        label="residual stream |x|")
+    (attn,) = ax.plot(layers, t["attn"][:depth], "s--", color=COLORS["attention"], label="attention update")
+    (mlp,) = ax.plot(layers, t["mlp"][:depth], "^:", color=COLORS["mlp"], label="MLP update")
     ax.set_xlim(-0.5, MAX_DEPTH + 0.5)
     ax.set_ylim(0, 1.1 * max(max(v) for v in table["pre-LN (GPT-2)", True].values()))
     ax.set_xlabel("block (0 = the input)")
     ax.set_ylabel("mean length of a token vector")
-    mode = "with residuals" if residual else "without residuals"
-    ax.set_title(f"{kind}, {depth} blocks {mode}: |x| goes {t['stream'][0]:.1f} -> {t['stream'][depth]:.1f}")
+    ax.set_title(_title(depth, residual, kind, t))
     ax.legend(loc="upper left")
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.13, top=0.9)
+    return {"ax": ax, "stream": stream, "attn": attn, "mlp": mlp}
+
+
+def update(fig, lines, depth, residual, kind, table):
+    """Move the three lines to the new stack and rewrite the title (the axes stay)."""
+    t = table[kind, residual]
+    layers = list(range(1, depth + 1))
+    lines["stream"].set_data(range(depth + 1), t["stream"][: depth + 1])
+    lines["attn"].set_data(layers, t["attn"][:depth])
+    lines["mlp"].set_data(layers, t["mlp"][:depth])
+    lines["ax"].set_title(_title(depth, residual, kind, t))
 
 
 def make():
@@ -93,7 +109,8 @@ def make():
         "kind": Dropdown(options=list(KINDS), value="pre-LN (GPT-2)", description="block"),
     }
     return LiveFigure(lambda fig, depth, residual, kind: draw(fig, depth, residual, kind, table),
-                      controls, figsize=(8.0, 3.8), title="The residual stream through a stack")
+                      controls, figsize=(8.0, 3.8), title="The residual stream through a stack",
+                      update=lambda fig, lines, **values: update(fig, lines, table=table, **values))
 
 
 # The data-flow picture: three layouts, data flowing up. Each layout lists its boxes
