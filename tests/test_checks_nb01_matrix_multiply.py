@@ -7,13 +7,15 @@ from helpers.checks import nb01_matrix_multiply as checks
 
 
 def by_dots(swap_W=False, transpose=False, no_reset=False, per_term=2, first_add=True,
-            cols=None):
+            cols=None, aliased_rows=False, int_Z=False, swapped_return=False, returns_none=False):
     """A loop matmul_by_dots with one typical slip switched on."""
     def matmul_by_dots(X, W):
         T, d = X.shape
         m = W.shape[1]
         m = m if cols is None else cols(X, W)
-        Z = np.zeros((m, T) if transpose else (T, m))
+        Z = np.zeros((m, T) if transpose else (T, m), dtype=int if int_Z else float)
+        if aliased_rows:
+            Z = [[0.0] * m] * T
         n_flops, total = 0, 0.0
         for t in range(T):
             for j in range(m):
@@ -26,9 +28,13 @@ def by_dots(swap_W=False, transpose=False, no_reset=False, per_term=2, first_add
                     n_flops += per_term if (first_add or i > 0) else per_term - 1
                 if transpose:
                     Z[j, t] = total
+                elif aliased_rows:
+                    Z[t][j] = total
                 else:
                     Z[t, j] = total
-        return Z, n_flops
+        if returns_none:
+            return None
+        return (n_flops, Z) if swapped_return else (np.asarray(Z), n_flops)
     return matmul_by_dots
 
 
@@ -54,7 +60,10 @@ def test_matmul_mistakes_are_named():
         (by_dots(swap_W=True), "row j of W (W[j])"),
         (by_dots(transpose=True), "your Z is transposed"),
         (by_dots(no_reset=True), "set the sum back to 0"),
-        (by_dots(per_term=1), "you counted the multiplies only"),
+        (by_dots(per_term=1), "you counted one FLOP per term"),
+        (by_dots(aliased_rows=True), "every row of Z is the same"),
+        (by_dots(int_Z=True), "Z holds whole numbers"),
+        (by_dots(swapped_return=True), "you returned (n_flops, Z)"),
         (by_dots(first_add=False), "T*m*(2d - 1)"),
         (by_dots(cols=lambda X, W: X.shape[1]), "Z needs shape (T, m)"),
         (lambda X, W: (X @ W, 2 * X.shape[0] * W.shape[1]), "one output entry per step"),
@@ -85,6 +94,8 @@ def test_fold_layers():
         (lambda W1, b1, W2, b2: (W1 @ W2, b2), "leaves out b1"),
         (lambda W1, b1, W2, b2: (W1 @ W2, b1 @ W2), "leaves out b2"),
         (lambda W1, b1, W2, b2: (W2 @ W1, b1 @ W2 + b2), "wrong order"),
+        (lambda W1, b1, W2, b2: (b1 @ W2 + b2, W1 @ W2), "you returned (b, W)"),
+        (lambda W1, b1, W2, b2: (W1 @ W2, W2 @ b1 + b2), "W2 @ b1 treats b1 as a column"),
         (lambda W1, b1, W2, b2: W1 @ W2, "return two things"),
     ]
     for fn, words in cases:
@@ -102,3 +113,44 @@ def test_predictions():
     fb = checks.check_time_guess("stays about the same", "falls")
     assert not fb and "reads all of W once" in fb.message
     assert "is not one of" in checks.check_time_guess("faster", "falls").message
+
+
+def test_the_honest_d_minus_1_count_is_told_the_convention():
+    fb = checks.check_matmul_by_dots(by_dots(first_add=False))
+    assert not fb and "honest count" in fb.message and "count 2 FLOPs for each of the d terms" in fb.message
+
+
+def test_real_code_that_still_returns_none_is_told_so():
+    fb = checks.check_matmul_by_dots(by_dots(returns_none=True))
+    assert fb.status == "wrong", fb
+    assert "returns None: is the stub's `return None` still there?" in fb.message, fb.message
+
+    def fold_layers(W1, b1, W2, b2):
+        W, b = W1 @ W2, b1 @ W2 + b2  # noqa: F841 - computed, then the stub's return left in place
+        return None
+
+    fb = checks.check_fold_layers(fold_layers)
+    assert fb.status == "wrong" and "`return None` still there?" in fb.message, fb
+
+
+def test_a_learner_that_changes_its_inputs_in_place_is_not_fooled():
+    def doubled(X, W):                  # X *= 2, then the right answer for the doubled X
+        X *= 2
+        return checks._matmul_reference(X, W)
+
+    fb = checks.check_matmul_by_dots(doubled)
+    assert not fb and "differs in" in fb.message, fb
+    assert checks.check_matmul_by_dots(by_dots()), "the right answer after a mutating one"
+
+    def zeroed_bias(W1, b1, W2, b2):    # b1[:] = 0 in place: the reference would fold without b1
+        b1[:] = 0
+        return checks._fold_reference(W1, b1, W2, b2)
+
+    fb = checks.check_fold_layers(zeroed_bias)
+    assert not fb and "leaves out b1" in fb.message, fb
+    assert checks.check_fold_layers(lambda W1, b1, W2, b2: (W1 @ W2, b1 @ W2 + b2))
+
+
+def test_the_time_answer_comes_from_the_reasoning_not_the_clock():
+    fb = checks.check_time_guess("grows", "falls")
+    assert not fb and "the answer is 'falls'" in fb.message and "from the cache in this timing" in fb.message

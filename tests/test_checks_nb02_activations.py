@@ -16,7 +16,8 @@ def phi(x):
     return np.exp(-0.5 * x**2) / np.sqrt(2 * np.pi)
 
 
-def bisect(steps=60, flip=False):
+def bisect(steps=60, flip=False, give="x", return_in_loop=False):
+    """A bisection find_valley with one typical slip switched on."""
     def find_valley(slope, lo, hi):
         for _ in range(steps):
             mid = (lo + hi) / 2
@@ -24,7 +25,10 @@ def bisect(steps=60, flip=False):
                 lo = mid
             else:
                 hi = mid
-        return (lo + hi) / 2
+            if return_in_loop:
+                return (lo + hi) / 2
+        mid = (lo + hi) / 2
+        return {"x": mid, "slope": slope(mid), "bracket": (lo, hi)}[give]
     return find_valley
 
 
@@ -53,6 +57,10 @@ def test_gelu_grad():
         (lambda x: Phi(x) + x * np.exp(-x**2 / 2), "lacks its 1 / sqrt(2 * pi)"),
         (lambda x: x * Phi(x), "GELU(x) itself"),
         (lambda x: activations.gelu_grad(x, "tanh"), "tanh approximation"),
+        (lambda x: Phi(x) - x * phi(x), "the wrong sign"),
+        (lambda x: Phi(x) + x * np.exp(-x**2) / np.sqrt(2 * np.pi), "without the / 2"),
+        (lambda x: 0.5 * (1 + scipy.special.erf(x)) + x * phi(x), "uses erf(x), without the / sqrt(2)"),
+        (lambda x: np.gradient(x * Phi(x), x), "a finite difference"),
         (lambda x: (Phi(x) + x * phi(x))[:10], "has shape (10,); expected (81,)"),
         (lambda x: torch.tensor(x) + "a", "raised TypeError"),
     ]
@@ -78,7 +86,9 @@ def test_dead_units():
         (lambda H: int((H <= 0).all(dim=1).sum()), "counts tokens (rows)"),
         (lambda H: H.shape[1], "the number of units"),
         (lambda H: int((H > 0).any(dim=0).sum()), "counts the live units"),
-        (lambda H: (H <= 0).all(dim=0), "expected the number 3"),
+        (lambda H: (H <= 0).all(dim=0), "one value per unit"),
+        (lambda H: (H <= 0).sum(dim=0), "one value per unit"),
+        (lambda H: float((H <= 0).all(dim=0).double().mean()), "the share of dead units"),
         (lambda H: 1, "= 1; expected 3"),
     ]
     for fn, words in cases:
@@ -89,17 +99,74 @@ def test_dead_units():
 def test_valley_finder():
     fb = checks.check_valley_finder(bisect())
     assert fb and "x = -0.7518" in fb.message
-    fb = checks.check_valley_finder(bisect(flip=True))
-    assert not fb and "walked to an end of the bracket" in fb.message
-    fb = checks.check_valley_finder(bisect(steps=8))
-    assert not fb and "close but not within 1e-6" in fb.message
-    fb = checks.check_valley_finder(lambda slope, lo, hi: slope(lo))
-    assert not fb and "find_valley(gelu_grad, -3.0, 0.0) = " in fb.message
+    assert checks.check_valley_finder(bisect(steps=25)), "25 halvings of a bracket 3 wide are within 1e-6"
+    cases = [
+        (bisect(flip=True), "walked to an end of the bracket"),
+        (bisect(steps=8), "close but not within 1e-6"),
+        (bisect(give="slope"), "that is the slope at the bottom, slope(x)"),
+        (bisect(give="bracket"), "returned the last bracket"),
+        (bisect(return_in_loop=True), "is the `return` inside the loop?"),
+        (lambda slope, lo, hi: (lo + hi) / 2, "is the `return` inside the loop?"),
+        (lambda slope, lo, hi: slope(lo), "find_valley(gelu_grad, -3.0, -0.1) = "),
+    ]
+    for fn, words in cases:
+        fb = checks.check_valley_finder(fn)
+        assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_the_slope_is_told_apart_from_an_end_of_the_bracket():
+    """Returning slope(x) (about 0) was once read as 'walked to an end': no bracket ends near 0 now."""
+    for slope, lo, hi in checks.check_valley_finder.cases:
+        assert abs(lo) > 0.05 and abs(hi) > 0.05 and slope(lo) < 0 < slope(hi)
+    fb = checks.check_valley_finder(bisect(give="slope"))
+    assert "walked to an end" not in fb.message, fb.message
+
+
+def test_learners_that_change_their_inputs_in_place_are_not_fooled():
+    def doubled_x(x):                   # x *= 2, then the right derivative for the doubled x
+        x *= 2
+        return activations.gelu_grad(x)
+
+    fb = checks.check_gelu_grad(doubled_x)
+    assert not fb and "differs in" in fb.message, fb
+
+    def cleared(H):                     # H[H <= 0] = 1 in place: nothing is dead any more
+        H[H <= 0] = 1.0
+        return checks.dead_units(H)
+
+    fb = checks.check_dead_units(cleared)
+    assert fb.status == "wrong" and "count_dead_units((3, 7) array)" in fb.message, fb
+
+    def shifted(H):                     # H -= 10 in place: every unit is dead
+        H -= 10
+        return checks.dead_units(H)
+
+    fb = checks.check_dead_units(shifted)
+    assert not fb and "the number of units" in fb.message, fb
+
+    def new_slope(slope, lo, hi):       # the slope swapped in place for one whose root is -2
+        slope.fn = lambda x: x + 2.0
+        return checks._valley(slope, lo, hi)
+
+    fb = checks.check_valley_finder(new_slope)
+    assert not fb and "find_valley(gelu_grad, -3.0, -0.1) = -2" in fb.message, fb
+    assert checks.check_gelu_grad(lambda x: Phi(x) + x * phi(x)), "the right answer after a mutating one"
+    assert checks.check_dead_units(lambda H: int((H <= 0).all(dim=0).sum()))
+    assert checks.check_valley_finder(bisect())
+
+
+def test_real_code_that_still_returns_none_is_told_so():
+    def my_gelu_grad(x):
+        Phi = 0.5 * (1.0 + scipy.special.erf(x / np.sqrt(2.0)))  # noqa: F841 - the stub's return left below
+        return None
+
+    fb = checks.check_gelu_grad(my_gelu_grad)
+    assert fb.status == "wrong" and "returns None: is the stub's `return None` still there?" in fb.message, fb
 
 
 def test_valley_prediction():
     fb = checks.check_valley_guess(-0.75, -0.7518)
-    assert fb and "you predicted -0.75, the run gives -0.75" in fb.message
+    assert fb and "you predicted -0.75, brentq finds -0.75" in fb.message
     fb = checks.check_valley_guess(-1.28, -0.7518)
     assert not fb and "SiLU's valley is deeper" in fb.message
     assert "write a number" in checks.check_valley_guess("left", -0.7518).message

@@ -104,6 +104,14 @@ check_matmul_by_dots = Check(
         Mistake("your Z is transposed: entry (t, j) landed at Z[j, t]. Rows of Z are tokens "
                 "(rows of X), columns are the columns of W.",
                 when=_z_is(lambda X, W: (X @ W).T)),
+        Mistake("you returned (n_flops, Z): return Z first, then the count, `return Z, n_flops`.",
+                when=lambda got, X, W: isinstance(got, tuple) and len(got) == 2 and _Z(got[1], X @ W) is None),
+        Mistake("every row of Z is the same: `[[0.0] * m] * T` makes T names for one list, so each "
+                "row you fill overwrites them all. Start from `np.zeros((T, m))`.",
+                when=lambda got, X, W: X.shape[0] > 1 and _part(got, 0, np.tile((X @ W)[-1], (X.shape[0], 1)), _Z)),
+        Mistake("Z holds whole numbers: an integer array (`dtype=int`) cuts off every sum's fraction. "
+                "`np.zeros((T, m))` makes floats.",
+                when=lambda got, X, W: isinstance(got, tuple) and np.asarray(got[0]).dtype.kind in "iub"),
         Mistake("Z needs shape (T, m): one row per token (row of X), one column per column of W. "
                 "Does a loop run over the wrong size?",
                 when=lambda got, X, W: isinstance(got, tuple) and np.shape(got[0]) != (X.shape[0], W.shape[1])),
@@ -111,11 +119,12 @@ check_matmul_by_dots = Check(
                 "(t, j) before adding up its d products.",
                 when=lambda got, X, W: _part(got, 0, _running_sum(X, W), _Z)
                 or _part(got, 0, _running_sum_j_outer(X, W), _Z)),
-        Mistake("{call}: Z is right, but you counted the multiplies only. Each term of a dot "
-                "product is a multiply and an add: 2 FLOPs.", when=_count_is(lambda T, d, m: T * d * m)),
-        Mistake("{call}: Z is right, and T*m*(2d - 1) is a fair count of a sum that starts from "
-                "its first product; the convention counts every term as a multiply-add (a sum "
-                "that starts at 0), 2 FLOPs each. Count 2 for each term.",
+        Mistake("{call}: Z is right, but you counted one FLOP per term (the multiplies only, or the "
+                "adds only). Each term of a dot product is a multiply and an add: 2 FLOPs.",
+                when=_count_is(lambda T, d, m: T * d * m)),
+        Mistake("{call}: Z is right, and T*m*(2d - 1) is an honest count of a sum that starts from "
+                "its first product. The exercise (and the usual convention) counts every term as a "
+                "multiply-add, as in a sum that starts at 0: count 2 FLOPs for each of the d terms.",
                 when=_count_is(lambda T, d, m: T * m * (2 * d - 1))),
         Mistake("{call}: Z is right, but the count covers one output entry per step; each entry "
                 "is a sum of d products.",
@@ -133,13 +142,15 @@ check_matmul_by_dots = Check(
 
 check_time_guess = Prediction(
     "Exercise 3 (time per token)",
-    why="X @ W reads all of W once, however many tokens X holds. With one token the processor "
-        "mostly waits for W's 2.4 million weights to arrive from memory, 2 FLOPs per weight; with "
-        "many tokens each weight, once loaded, serves every token, so the time per token falls "
-        "until the arithmetic units are busy. Notebook 09 comes back to this: generating text "
-        "one token at a time is limited by memory.",
+    why="X @ W reads all of W once, however many tokens X holds, while each token's arithmetic stays "
+        "2 FLOPs per weight. With one token the processor mostly waits for W's 2.4 million weights to "
+        "arrive (from the cache in this timing, from main memory in a large model); with many tokens "
+        "each weight, once there, serves every token, so the time per token falls until the arithmetic "
+        "units are busy. Notebook 09 comes back to this: generating text one token at a time is "
+        "limited by reading the weights.",
     choices=("falls", "stays about the same", "grows"),
     variable="my_time_guess",
+    answer="the answer is",
 )
 
 # Exercise 4 ----------------------------------------------------------------------------
@@ -169,6 +180,10 @@ check_fold_layers = Check(
                 when=lambda got, W1, b1, W2, b2: _part(got, 0, W2 @ W1, arrays())),
         Mistake("b1 is added before W2, so it passes through W2 too: the folded bias is not "
                 "b1 + b2.", when=_bias_is(lambda W1, b1, W2, b2: b1 + b2)),
+        Mistake("you returned (b, W): return the matrix first, `return W, b`.",
+                when=lambda got, W1, b1, W2, b2: _part(got, 1, W1 @ W2, arrays())),
+        Mistake("W2 @ b1 treats b1 as a column; b1 is a row like x, so it meets W2 on the left: b1 @ W2.",
+                when=_bias_is(lambda W1, b1, W2, b2: W2 @ b1 + b2)),
         Mistake("your bias leaves out b1, but b1 reaches the output through W2.",
                 when=_bias_is(lambda W1, b1, W2, b2: b2)),
         Mistake("your bias leaves out b2, which is added at the very end.",
