@@ -26,7 +26,7 @@ TORCH_BUILD = $(if $(filter cpu cuda,$(TORCH)),$(TORCH),$(if $(filter Darwin,$(s
 .DEFAULT_GOAL := $(LAB_STAMP)
 
 .PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
-	train-model reset new-notebook slide-layout
+	train-model reset new-notebook slide-layout ko ko-status
 
 # The environment: a venv, then PyTorch (skipped if one is installed), then the course.
 $(BIN)/python:
@@ -78,6 +78,14 @@ notebooks: $(TEST_STAMP)
 	$(BIN)/python tools/run_notebooks.py $(NB)
 	$(BIN)/python tools/claims.py
 
+## The Korean edition: notebooks/ko/ made from i18n/ko/*.json and executed (NB=03 for one)
+ko: $(TEST_STAMP)
+	$(BIN)/python tools/translations.py build $(NB)
+
+## The Korean edition's stale and missing cells, per notebook (exit 1 if any)
+ko-status:
+	@$(RUN_PYTHON) tools/translations.py status $(NB)
+
 ## Put notebooks back as last committed (NB=03 for one): says what it discards and keeps a copy in build/reset/
 reset:
 	@$(RUN_PYTHON) tools/reset_notebooks.py $(NB)
@@ -108,7 +116,12 @@ release-check: $(TEST_STAMP)
 slides: $(TEST_STAMP)
 	$(BIN)/python tools/build_slides.py
 
-	train-model reset new-notebook slide-layout
+## Set every cell's slide type from its content (NB=05 for one notebook), so that each slide fits 1280x720
+slide-layout: $(TEST_STAMP)
+	$(BIN)/python tools/slide_layout.py $(NB)
+
+## Retrain notebook 12's fact model (a few minutes on CPU) into build/fact_model/; REPLACE=1 overwrites the shipped data/fact_model/
+train-model: $(LAB_STAMP)
 	$(BIN)/python tools/train_fact_model.py
 
 ## Start notebook NAME (my_topic; TITLE="..." POSTS=1,3): skeleton, check, demo, test, README/INSTRUCTOR/SOURCES entries

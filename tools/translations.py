@@ -13,6 +13,7 @@ the English notebook's, byte for byte, except the setup cell, which selects the 
 
     python tools/translations.py status [NN ...]     # stale and missing cells per notebook
     python tools/translations.py generate [NN ...]   # write notebooks/ko/ (no execution)
+    python tools/translations.py build [NN ...]      # generate, then execute them (make ko)
     python tools/translations.py todo NN             # add entries for missing cells, show stale ones
     python tools/translations.py accept NN CELL_ID   # the translation is revised: record the English
 """
@@ -21,12 +22,13 @@ import difflib
 import json
 import re
 import sys
+import time
 from pathlib import Path
 
 import nbformat
 
 import sync_notebooks
-from course_paths import NOTEBOOK_DIR, ROOT, notebook_paths
+from course_paths import NOTEBOOK_DIR, ROOT, notebook_paths, refuse_uncommitted
 
 LANGUAGE = "ko"
 I18N_DIR = ROOT / "i18n" / LANGUAGE
@@ -214,9 +216,23 @@ def main(argv):
             stale += bool(found)
             print(describe(path, found) if found else f"{path.name}: up to date")
         return 1 if stale else 0
-    if command == "generate":
-        for path in notebook_paths(args):
-            print(f"wrote {write(path).relative_to(ROOT)}")
+    if command in ("generate", "build"):
+        paths = notebook_paths(args)
+        refused = refuse_uncommitted([OUT_DIR / p.name for p in paths if (OUT_DIR / p.name).exists()])
+        if refused:
+            print("\n".join(refused))
+            return 1
+        for path in paths:
+            out = write(path)
+            if command == "build":
+                import run_notebooks
+
+                start = time.perf_counter()
+                run_notebooks.execute(out)
+                print(f"{out.relative_to(ROOT)}: generated and executed in {time.perf_counter() - start:.1f} s",
+                      flush=True)
+            else:
+                print(f"wrote {out.relative_to(ROOT)}")
         return 0
     if command == "todo" and len(args) == 1:
         for path in notebook_paths(args):
