@@ -632,3 +632,17 @@ def test_the_referee_covers_every_kind_of_check():
     assert len(FUNCTIONS) >= 20 and len(MODULES) >= 7 and len(PREDICTIONS) >= 15, \
         (len(FUNCTIONS), len(MODULES), len(PREDICTIONS))
     assert len(MUTATION_CASES) >= 15, len(MUTATION_CASES)
+
+
+def test_a_function_that_never_ends_is_stopped_with_a_sentence(monkeypatch):
+    from helpers.checks import core
+    from helpers.checks.nb02_activations import check_valley_finder as check
+
+    monkeypatch.setattr(core, "TIME_LIMIT_S", 0.5)
+
+    def bisect_forever(f, lo, hi):
+        while hi - lo >= 0:   # always true
+            pass
+
+    fb = check(bisect_forever)
+    assert fb.status == "wrong" and "ran for more than 0.5 s" in fb.message, fb

@@ -17,10 +17,13 @@ Hints live in the notebook, collapsed under the exercise; a check only names
 the mistake it sees.
 """
 
+import contextlib
 import copy
 import dis
 import functools
 import inspect
+import signal
+import threading
 from dataclasses import dataclass
 
 import torch
@@ -139,6 +142,34 @@ def untouched(fn):
     return True
 
 
+TIME_LIMIT_S = 120   # a learner's function that runs longer has a loop that never ends (on Unix, main thread)
+
+
+class TookTooLong(Exception):
+    """The learner's function ran past TIME_LIMIT_S and was stopped."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds):
+    """Stop what runs inside after `seconds` with TookTooLong, where a timer signal can do it (Unix, main
+    thread); elsewhere let it run."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:   # no signals here, or a timer already set
+        yield
+        return
+
+    def stop(_signum, _frame):
+        raise TookTooLong(seconds)
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def attempt(fn, *args, copies=True):
     """Call the learner's fn on (copies of) args; return its answer, or what happened instead.
 
@@ -152,7 +183,9 @@ def attempt(fn, *args, copies=True):
     if not callable(fn):
         return fn
     try:
-        result = fn(*(fresh(a) for a in args)) if copies else fn(*args)
+        given = tuple(fresh(a) for a in args) if copies else args
+        with _time_limit(TIME_LIMIT_S):
+            result = fn(*given)
     except KeyboardInterrupt:
         raise
     except NotImplementedError as err:
@@ -166,6 +199,10 @@ def attempt(fn, *args, copies=True):
 
 def raised(call, err):
     """'f(x) raised ValueError: ...' as a sentence; sys.exit gets its own."""
+    if isinstance(err, TookTooLong):
+        return say("{call} ran for more than {seconds} s and was stopped: is there a loop that never ends (a "
+                   "`while` whose condition stays true, say, as `hi - lo > 0` can in floating point)?",
+                   call=call, seconds=TIME_LIMIT_S)
     if isinstance(err, SystemExit):
         return say("{call} called sys.exit({code}) (SystemExit). A function hands its answer back with "
                    "`return`; exiting would stop the notebook here.", call=call, code=one_line(err.code))

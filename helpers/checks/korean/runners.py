@@ -23,6 +23,10 @@ MESSAGES = {
     "{call} raised {kind}: {said}": "{call}에서 {kind} 예외가 발생했습니다: {said}",
     "{call} raised {kind}: {said}.": "{call}에서 {kind} 예외가 발생했습니다: {said}.",
     "{call} raised {kind}.": "{call}에서 {kind} 예외가 발생했습니다.",
+    "{call} ran for more than {seconds} s and was stopped: is there a loop that never ends (a `while` whose "
+    "condition stays true, say, as `hi - lo > 0` can in floating point)?":
+        "{call}이(가) {seconds}초 넘게 실행되어 멈췄습니다: 끝나지 않는 반복문이 있나요? (예를 들어 부동소수점에서는 "
+        "`hi - lo > 0` 같은 `while` 조건이 계속 참일 수 있습니다.)",
     "{call} called sys.exit({code}) (SystemExit). A function hands its answer back with `return`; exiting "
     "would stop the notebook here.":
         "{call}이(가) sys.exit({code})를 호출했습니다(SystemExit). 함수는 답을 `return`으로 돌려줍니다. "
