@@ -39,10 +39,12 @@ class GPU:
 
 
 # From NVIDIA's datasheets. Tensor-core figures are quoted "with sparsity" (2x); the dense
-# figure is half of it. Colab's free GPU is a T4.
+# figure is half of it. Colab's free GPU is a T4; its paid ones are the L4 and the A100.
 GPUS = {
     "T4": GPU("T4", 65e12, 320e9, 4 * 2**20,
               "NVIDIA T4 datasheet: 65 TFLOPS mixed precision (FP16), 320 GB/s GDDR6"),
+    "L4": GPU("L4", 121e12, 300e9, 48 * 2**20,
+              "NVIDIA L4 datasheet: 242 TFLOPS BF16 with sparsity (121 dense), 300 GB/s GDDR6"),
     "A100 40GB SXM": GPU("A100 40GB SXM", 312e12, 1555e9, 40 * 2**20,
                          "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense (624 with sparsity), 1,555 GB/s HBM2"),
     "A100 80GB SXM": GPU("A100 80GB SXM", 312e12, 2039e9, 40 * 2**20,

@@ -2,50 +2,88 @@
 
 import math
 
+import pytest
+import torch
+
 from helpers.checks import nb09_decode_bandwidth as checks
+
+LAYER = 3 * 4096 * 11008                      # one Llama-2-7B MLP layer: gate, up, down
+CPU_FFN = 2 * 2048 * 8192                     # section 4's larger FFN on a CPU
+GPU_FFN = 2 * 4096 * 16384                    # and on a GPU
 
 
 def test_layer_ratio_prediction():
-    assert checks.check_layer_ratio(None, 4.1).status == "not attempted"
-    right = 3 * 4096 * 11008 * 4 / (2 * 2048 * 8192 * 4)
+    right = LAYER / CPU_FFN
+    assert checks.check_layer_ratio(None, right).status == "not attempted"
     fb = checks.check_layer_ratio(right, right)
     assert fb and "you predicted 4.03, the bytes give 4.03" in fb.message
-    fb = checks.check_layer_ratio(2 * 4096 * 11008 * 4 / (2 * 2048 * 8192 * 4), right)   # forgot the gate
-    assert not fb and "Forgetting the gate gives 2.69" in fb.message
-    assert "write a number" in checks.check_layer_ratio("4x", 4.3).message
+    assert checks.check_layer_ratio(4.5, right), "within 30% of the bytes' ratio is right"
+    assert checks.check_layer_ratio(1.0, LAYER / GPU_FFN), "on a GPU the two hold about the same weights"
+    assert "write a number" in checks.check_layer_ratio("4x", right).message
 
 
-def decode_bytes(config, bytes_per_weight, whole_table=False, mha=False, gate=True, norms=True,
-                 unembedding=True, per_byte=True):
+@pytest.mark.parametrize("guess, words", [
+    (2 * 4096 * 11008 / CPU_FFN, "Llama's MLP has three"),             # forgot the gate
+    (4096 * 11008 / CPU_FFN, "one of the layer's three matrices"),
+    (CPU_FFN / LAYER, "the question asks the layer's over the FFN's"),  # upside down
+    (LAYER * 4 / (CPU_FFN * 2), "bytes per weight cancel"),            # float32 layer, bfloat16 FFN
+    (LAYER * 2 / (CPU_FFN * 4), "bytes per weight cancel"),
+])
+def test_layer_ratio_names_the_mistake(guess, words):
+    fb = checks.check_layer_ratio(guess, LAYER / CPU_FFN)
+    assert not fb and words in fb.message, fb.message
+    assert f"you predicted {guess:.2f}, the bytes give 4.03" in fb.message
+
+
+def test_layer_ratio_without_a_named_mistake_explains_the_bytes():
+    fb = checks.check_layer_ratio(10.0, LAYER / CPU_FFN)
+    assert not fb and "4.03x the weights of the FFN" in fb.message
+
+
+def decode_bytes(config, bytes_per_weight, whole_table=False, mha=False, gate=True, norms=2, final_norm=True,
+                 unembedding=True, per_byte=1, w_o=True, kv_matrices=2, embedding_row=True):
     d, d_ff = config["hidden_size"], config["intermediate_size"]
     n_layers, n_heads = config["num_hidden_layers"], config["num_attention_heads"]
     n_kv = n_heads if mha else config.get("num_key_value_heads", n_heads)
     head_dim = d // n_heads
-    attention = d * n_heads * head_dim + 2 * d * n_kv * head_dim + n_heads * head_dim * d
+    attention = d * n_heads * head_dim + kv_matrices * d * n_kv * head_dim + (n_heads * head_dim * d if w_o else 0)
     mlp = (3 if gate else 2) * d * d_ff
-    layer = attention + mlp + (2 * d if norms else 0)
+    layer = attention + mlp + norms * d
     vocab_d = config["vocab_size"] * d
-    weights = (vocab_d if whole_table else d) + n_layers * layer + (d if norms else 0) + \
-        (vocab_d if unembedding else 0)
-    return weights * (bytes_per_weight if per_byte else 1)
+    embedding = vocab_d if whole_table else (d if embedding_row else 0)
+    weights = embedding + n_layers * layer + (d if final_norm else 0) + (vocab_d if unembedding else 0)
+    return weights * bytes_per_weight ** per_byte
 
 
-def test_decode_bytes():
+def test_decode_bytes_accepts_the_count():
     assert checks.check_decode_bytes(lambda config, b: None).status == "not attempted"
     fb = checks.check_decode_bytes(decode_bytes)
-    assert fb and "13.2 GB for Llama-2-7B" in fb.message
-    cases = [
-        (dict(per_byte=False), "counts numbers, not bytes"),
-        (dict(whole_table=True), "the whole embedding table"),
-        (dict(unembedding=False), "left out the unembedding"),
-        (dict(mha=True), "grouped-query attention"),
-        (dict(gate=False), "three matrices"),
-        (dict(norms=False), "RMSNorm weights"),
-    ]
-    for mistake, words in cases:
-        fb = checks.check_decode_bytes(lambda c, b, m=mistake: decode_bytes(c, b, **m))
-        assert not fb and words in fb.message, (words, fb.message)
-    assert "<llama-2-7b config>" in checks.check_decode_bytes(lambda c, b: 1).message
+    assert fb and "13.2 GB for Llama-2-7B in bfloat16, 66% of it the MLP" in fb.message, fb.message
+
+
+@pytest.mark.parametrize("mistake, words", [
+    (dict(per_byte=0), "counts numbers, not bytes"),
+    (dict(per_byte=2), "bytes_per_weight twice"),
+    (dict(whole_table=True), "the whole embedding table"),
+    (dict(unembedding=False), "left out the unembedding"),
+    (dict(mha=True), "grouped-query attention"),
+    (dict(w_o=False), "you left out W_O"),
+    (dict(kv_matrices=1), "count both W_K and W_V"),
+    (dict(gate=False), "three matrices"),
+    (dict(norms=0, final_norm=False), "RMSNorm weights"),
+    (dict(norms=1), "two RMSNorms"),
+    (dict(final_norm=False), "the final RMSNorm, or the one"),
+    (dict(embedding_row=False), "the final RMSNorm, or the one"),
+])
+def test_decode_bytes_names_the_mistake(mistake, words):
+    fb = checks.check_decode_bytes(lambda c, b: decode_bytes(c, b, **mistake))
+    assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_decode_bytes_messages():
+    assert "<llama-3-8b config>" in checks.check_decode_bytes(lambda c, b: 1).message
+    fb = checks.check_decode_bytes(lambda c, b: torch.tensor([decode_bytes(c, b, per_byte=0)]))
+    assert not fb and "counts numbers" in fb.message, "a one-element tensor is named, not formatted away"
 
 
 def knee_batch(n_params, kv_bytes_per_sequence, peak_flops, bandwidth, bytes_per_weight):
@@ -53,11 +91,21 @@ def knee_batch(n_params, kv_bytes_per_sequence, peak_flops, bandwidth, bytes_per
     return n_params * bytes_per_weight / room if room > 0 else math.inf
 
 
-def test_knee_batch():
+def test_knee_batch_success_gives_the_computed_knees():
     assert checks.check_knee_batch(lambda *a: None).status == "not attempted"
     fb = checks.check_knee_batch(knee_batch)
-    assert fb and "770 for Llama-3-8B" in fb.message
+    # Llama-3-8B by hand: 32 layers of attention (2 x 4096^2 + 2 x 4096 x 1024), MLP (3 x 4096 x 14336) and
+    # two norms, plus the final norm and the unembedding (128256 x 4096); its cache at 256 tokens.
+    n = 32 * (2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096) + 4096 + 128256 * 4096
+    kv = 2 * 32 * 8 * 128 * 2 * 256
+    h100 = 989e12, 3.35e12
+    assert fb, fb.message
+    assert f"{knee_batch(n, kv, *h100, 2):.0f} for Llama-3-8B" in fb.message, fb.message
+    assert "868 for Llama-3-8B" in fb.message and "295 for an H100" in fb.message
+    assert "never for Llama-2-7B at 4096" in fb.message
 
+
+def test_knee_batch_names_the_mistake():
     def no_kv(n, kv, peak, bw, b):
         return knee_batch(n, 0, peak, bw, b)
 
@@ -68,10 +116,30 @@ def test_knee_batch():
     def negative(n, kv, peak, bw, b):
         return n * b / (2 * n * bw / peak - kv)
 
-    def upside_down(n, kv, peak, bw, b):
-        return 1 / knee_batch(n, kv, peak, bw, b)
+    def zero_for_never(n, kv, peak, bw, b):
+        found = knee_batch(n, kv, peak, bw, b)
+        return 0 if math.isinf(found) else found
+
+    def no_bytes(n, kv, peak, bw, b):
+        return knee_batch(n, kv, peak, bw, 1)
+
+    def plus_kv(n, kv, peak, bw, b):
+        return n * b / (2 * n * bw / peak + kv)
+
+    def swapped(n, kv, peak, bw, b):
+        return knee_batch(n, kv, bw, peak, b)
+
+    def tripled(n, kv, peak, bw, b):                 # no named mistake: the check says what it expected
+        return 3 * knee_batch(n, kv, peak, bw, b)
 
     for answer, words in [(no_kv, "knee without the KV cache"), (one_flop, "2 FLOPs per sequence"),
-                          (negative, "return math.inf"), (upside_down, "expected 295.2")]:
+                          (negative, "return math.inf"), (zero_for_never, "no batch of 0 sequences"),
+                          (no_bytes, "left out bytes_per_weight"), (plus_kv, "subtract it, do not add it"),
+                          (swapped, "are swapped"), (tripled, "expected 295.2")]:
         fb = checks.check_knee_batch(answer)
         assert not fb and words in fb.message, (words, fb.message)
+
+
+def test_knee_batch_one_element_tensor_is_named():
+    fb = checks.check_knee_batch(lambda n, kv, peak, bw, b: torch.tensor([knee_batch(n, 0, peak, bw, b)]))
+    assert not fb, fb.message

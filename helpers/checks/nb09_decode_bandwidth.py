@@ -1,7 +1,7 @@
 """Checks for notebook 09's exercises (decode is memory-bound).
 
 1. A prediction: how many times longer one token takes through one layer of Llama-2-7B's MLP
-   than through the 128 MiB FFN of section 3 (decode time follows the bytes).
+   than through the larger FFN of section 4 (decode time follows the bytes).
 2. The bytes one decode step reads, from a Llama-style config.json.
 3. (stretch) The batch at which a decode step turns compute-bound, KV cache included.
 """
@@ -10,21 +10,41 @@ import math
 
 from helpers import bandwidth
 from helpers.checks.compare import exact, number
+from helpers.checks.core import wrong
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import show
 from helpers.config_params import count_params, load_config
 
-check_layer_ratio = Prediction(
-    "Exercise 1 (predict a 7B layer)",
-    why="A decode step's time is its bytes over the bandwidth: the layer's three 4096 x 11008 float32 "
-        "matrices hold 541,065,216 bytes, 4.03x the 134,217,728 of the 128 MiB FFN, and both come from "
-        "DRAM at about the same rate, so the timing above lands near 4 too, within the machine's noise. "
-        "(Forgetting the gate gives 2.69.)",
-    rel=0.3,
-    variable="my_ratio_guess",
-    fmt="{:.2f}",
-    answer="the bytes give",
-)
+# ---- Exercise 1: predict a 7B layer ----------------------------------------------------------
+
+LAYER_RATIO = "Exercise 1 (predict a 7B layer)"
+# (the wrong ratio as a multiple of the right one, what it comes from)
+LAYER_MISTAKES = [
+    (2 / 3, "that counts two matrices of 4096 x 11008: Llama's MLP has three (gate_proj, up_proj, down_proj)."),
+    (1 / 3, "that counts one of the layer's three matrices: gate_proj, up_proj and down_proj are all read."),
+    (2.0, "the layer and the FFN use the same dtype: their bytes per weight cancel."),
+    (0.5, "the layer and the FFN use the same dtype: their bytes per weight cancel."),
+]
+
+
+def check_layer_ratio(guess, bytes_ratio):
+    """Exercise 1: the learner's guess against the bytes' ratio (the layer's weights / the FFN's)."""
+    why = (f"A decode step's time is its bytes over the bandwidth: the layer's three 4096 x 11008 matrices "
+           f"hold {bytes_ratio:.2f}x the weights of the FFN, in the same dtype, and both come from memory at "
+           f"about the same rate, so the timing above lands near {bytes_ratio:.2f} too, within the "
+           f"machine's noise.")
+    feedback = Prediction(LAYER_RATIO, why=why, rel=0.3, variable="my_ratio_guess", fmt="{:.2f}",
+                          answer="the bytes give")(guess, bytes_ratio)
+    if feedback.status != "wrong" or isinstance(guess, bool) or not isinstance(guess, (int, float)):
+        return feedback
+    if math.isclose(guess, 1 / bytes_ratio, rel_tol=0.05):
+        return wrong(LAYER_RATIO, f"you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: that is the "
+                                  f"FFN's time over the layer's; the question asks the layer's over the FFN's.")
+    for factor, sentence in LAYER_MISTAKES:
+        if math.isclose(guess, factor * bytes_ratio, rel_tol=0.05):
+            return wrong(LAYER_RATIO, f"you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: {sentence}")
+    return feedback
+
 
 # ---- Exercise 2: bytes per decode step from a config ----------------------------------------
 
@@ -44,59 +64,70 @@ def _config(name):
     return config
 
 
-def _step_bytes(config, bytes_per_weight, **parts):
-    """The course's count (helpers.bandwidth.decode_weight_bytes), with some parts changed."""
-    read = bandwidth.decode_weight_bytes(count_params(config), bytes_per_weight)
+def _step_bytes(config, bytes_per_weight, *changes):
+    """The course's count (helpers.bandwidth.decode_weight_bytes), with the named parts changed."""
     b = count_params(config)
-    changes = {
-        "embedding": b.vocab_size * b.d_model * bytes_per_weight,          # the whole table
-        "no_unembedding": 0,
-        "mha": b.n_layers * 2 * b.d_model * (b.n_heads - b.n_kv_heads) * b.head_dim * bytes_per_weight,
-        "no_gate": -b.components["mlp"] // 3 * bytes_per_weight,
-        "no_norms": 0,
+    read = bandwidth.decode_weight_bytes(b, bytes_per_weight)
+    d, q, kv = b.d_model, b.n_heads * b.head_dim, b.n_kv_heads * b.head_dim
+    per_layer = b.n_layers * bytes_per_weight
+    delta = {
+        "whole_embedding": (b.vocab_size - 1) * d * bytes_per_weight,      # the table, not one row
+        "no_unembedding": -read["unembedding"],
+        "mha": per_layer * 2 * d * (q - kv),                               # W_K, W_V as wide as W_Q
+        "no_gate": -read["mlp"] // 3,
+        "no_norms": -read["norms"],
+        "no_w_o": -per_layer * q * d,
+        "one_of_k_v": -per_layer * d * kv,
+        "one_norm_per_layer": -per_layer * d,
+        "one_vector_short": -d * bytes_per_weight,                         # the final norm or the row
     }
-    total = sum(read.values())
-    for part in parts:
-        if part == "embedding":
-            total += changes["embedding"] - read["embedding"]
-        elif part == "no_unembedding":
-            total -= read["unembedding"]
-        elif part == "no_norms":
-            total -= read["norms"]
-        else:
-            total += changes[part]
-    return total
+    return sum(read.values()) + sum(delta[change] for change in changes)
 
 
-def _like(**parts):
-    return lambda config, bytes_per_weight: _step_bytes(config, bytes_per_weight, **parts)
+def _like(*changes):
+    return lambda config, bytes_per_weight: _step_bytes(config, bytes_per_weight, *changes)
+
+
+def _llama2_7b_summary():
+    read = bandwidth.decode_weight_bytes(count_params("llama-2-7b"), 2)
+    return f"{sum(read.values()) / 1e9:.1f} GB for Llama-2-7B in bfloat16, {read['mlp'] / sum(read.values()):.0%} of it the MLP"
 
 
 check_decode_bytes = Check(
     "Exercise 2 (bytes per decode step)",
     reference=lambda config, bytes_per_weight: sum(
         bandwidth.decode_weight_bytes(count_params(config), bytes_per_weight).values()),
-    cases=[(_config("llama-2-7b"), 2), (_config("llama-3-8b"), 2), (_config("tinyllama-1.1b"), 4)],
+    # Llama-3-8B first: with grouped-query attention a missing W_K and a missing W_O differ in size.
+    cases=[(_config("llama-3-8b"), 2), (_config("llama-2-7b"), 2), (_config("tinyllama-1.1b"), 4)],
     compare=exact(),
     name="decode_bytes",
     mistakes=[
-        Mistake("{call} = {got:,}: that counts numbers, not bytes; multiply by bytes_per_weight.",
+        Mistake("{call} = {got}: that counts numbers, not bytes; multiply by bytes_per_weight.",
                 answer=lambda config, bpw: _step_bytes(config, bpw) // bpw),
-        Mistake("{call} = {got:,}: you counted the whole embedding table. A decode step looks up one "
+        Mistake("{call} = {got}: that multiplies by bytes_per_weight twice.",
+                answer=lambda config, bpw: _step_bytes(config, bpw) * bpw),
+        Mistake("{call} = {got}: you counted the whole embedding table. A decode step looks up one "
                 "row of it, the new token's; the unembedding (vocab x d_model) is the one read whole.",
-                answer=_like(embedding=True)),
-        Mistake("{call} = {got:,}: you left out the unembedding, the vocab x d_model matrix that scores "
-                "every word; it is read whole at every step.", answer=_like(no_unembedding=True)),
-        Mistake("{call} = {got:,}: W_K and W_V have num_key_value_heads x head_dim outputs, not "
+                answer=_like("whole_embedding")),
+        Mistake("{call} = {got}: you left out the unembedding, the vocab x d_model matrix that scores "
+                "every word; it is read whole at every step.", answer=_like("no_unembedding")),
+        Mistake("{call} = {got}: W_K and W_V have num_key_value_heads x head_dim outputs, not "
                 "hidden_size: with grouped-query attention they are smaller than W_Q.",
-                answer=_like(mha=True)),
-        Mistake("{call} = {got:,}: Llama's MLP has three matrices: gate_proj, up_proj and down_proj.",
-                answer=_like(no_gate=True)),
-        Mistake("{call} = {got:,}: almost; you left out the RMSNorm weights (2 x hidden_size per layer, "
-                "plus hidden_size for the final norm).", answer=_like(no_norms=True)),
+                answer=_like("mha")),
+        Mistake("{call} = {got}: you left out W_O, attention's output projection "
+                "(num_attention_heads x head_dim -> hidden_size).", answer=_like("no_w_o")),
+        Mistake("{call} = {got}: keys and values have a matrix each: count both W_K and W_V.",
+                answer=_like("one_of_k_v")),
+        Mistake("{call} = {got}: Llama's MLP has three matrices: gate_proj, up_proj and down_proj.",
+                answer=_like("no_gate")),
+        Mistake("{call} = {got}: almost; you left out the RMSNorm weights (2 x hidden_size per layer, "
+                "plus hidden_size for the final norm).", answer=_like("no_norms")),
+        Mistake("{call} = {got}: almost; each layer has two RMSNorms (one before attention, one before "
+                "the MLP), hidden_size weights each.", answer=_like("one_norm_per_layer")),
+        Mistake("{call} = {got}: almost; you are hidden_size weights short: the final RMSNorm, or the one "
+                "embedding row of the new token.", answer=_like("one_vector_short")),
     ],
-    success="every matrix once, one embedding row, the unembedding whole: 13.2 GB for Llama-2-7B "
-            "in bfloat16, of which the MLP is two thirds.",
+    success=f"every matrix once, one embedding row, the unembedding whole: {_llama2_7b_summary()}.",
 )
 
 # ---- Exercise 3: the knee with the KV cache --------------------------------------------------
@@ -122,26 +153,47 @@ def _kv(name, context):
     return bandwidth.kv_cache_bytes(count_params(name), context)
 
 
+KNEE_CASES = [
+    (_active("llama-2-7b"), 0, H100.peak_flops, H100.bandwidth, 2),
+    (_active("llama-3-8b"), _kv("llama-3-8b", 256), H100.peak_flops, H100.bandwidth, 2),
+    (_active("llama-2-7b"), _kv("llama-2-7b", 4096), H100.peak_flops, H100.bandwidth, 2),
+]
+
+
+def _batch(knee):
+    return "never" if math.isinf(knee) else f"{knee:.0f}"
+
+
+_no_cache, _llama3, _llama2_long = (bandwidth.knee_batch(*case) for case in KNEE_CASES)
+
 check_knee_batch = Check(
     "Exercise 3 (the knee with a KV cache)",
     reference=bandwidth.knee_batch,
-    cases=[
-        (_active("llama-2-7b"), 0, H100.peak_flops, H100.bandwidth, 2),
-        (_active("llama-3-8b"), _kv("llama-3-8b", 256), H100.peak_flops, H100.bandwidth, 2),
-        (_active("llama-2-7b"), _kv("llama-2-7b", 4096), H100.peak_flops, H100.bandwidth, 2),
-    ],
+    cases=KNEE_CASES,
     compare=_knee_compare,
     name="knee_batch",
     mistakes=[
-        Mistake("{call} = {got:.4g}: that is the knee without the KV cache. Each sequence adds its cache "
+        Mistake("{call} = {got}: that is the knee without the KV cache. Each sequence adds its cache "
                 "to the bytes read, so the knee moves to a larger batch, or away altogether.",
                 answer=lambda n, kv, peak, bw, bpw: bandwidth.knee_batch(n, 0, peak, bw, bpw)),
-        Mistake("{call} = {got:.4g}: each weight gives 2 FLOPs per sequence (a multiply and an add).",
+        Mistake("{call} = {got}: each weight gives 2 FLOPs per sequence (a multiply and an add).",
                 answer=lambda n, kv, peak, bw, bpw: bandwidth.knee_batch(n / 2, kv, peak, bw, 2 * bpw)),
-        Mistake("{call} = {got:.4g}: a negative batch means the two times never meet: return math.inf.",
+        Mistake("{call} = {got}: you left out bytes_per_weight; reading the weights takes "
+                "n_params x bytes_per_weight / bandwidth.",
+                answer=lambda n, kv, peak, bw, bpw: bandwidth.knee_batch(n, kv, peak, bw, 1)),
+        Mistake("{call} = {got}: the KV cache adds bytes to read, so it leaves less room per sequence: "
+                "subtract it, do not add it.",
+                answer=lambda n, kv, peak, bw, bpw: n * bpw / (2 * n * bw / peak + kv)),
+        Mistake("{call} = {got}: peak_flops and bandwidth are swapped; the knee is near peak / bandwidth "
+                "FLOPs per byte, hundreds on an H100.",
+                answer=lambda n, kv, peak, bw, bpw: bandwidth.knee_batch(n, kv, bw, peak, bpw)),
+        Mistake("{call} = {got}: a negative batch means the two times never meet: return math.inf.",
                 when=lambda got, *case: isinstance(got, (int, float)) and got < 0),
+        Mistake("{call} = {got}: no batch of 0 sequences turns compute-bound; when the times never meet, "
+                "return math.inf.",
+                when=lambda got, *case: isinstance(got, (int, float)) and got == 0),
     ],
-    success="B = N * bytes / (2 * N * bandwidth / peak - KV bytes per sequence): 295 for an H100 "
-            "without a cache, 770 for Llama-3-8B at 256 tokens of context, and never for Llama-2-7B "
-            "at 4096: long contexts keep decode memory-bound at any batch.",
+    success=f"B = N * bytes / (2 * N * bandwidth / peak - KV bytes per sequence): {_batch(_no_cache)} for an "
+            f"H100 without a cache, {_batch(_llama3)} for Llama-3-8B at 256 tokens of context, and "
+            f"{_batch(_llama2_long)} for Llama-2-7B at 4096: long contexts keep decode memory-bound at any batch.",
 )
