@@ -48,6 +48,7 @@ def blocks(model):
 
 def activation_name(act):
     """The course's name ("gelu_tanh", "gelu", ...) of an activation module, found by evaluating it."""
+    validate.function(act, "act")
     x = torch.linspace(-6.0, 6.0, 241, dtype=torch.float64)
     with torch.no_grad():
         y = act(x)
@@ -59,6 +60,13 @@ def activation_name(act):
 
 def mlp_from_hf(hf_mlp):
     """A course FFN holding the weights of Hugging Face's GPT2MLP (c_fc, act, c_proj), same device and dtype."""
+    for part in ("c_fc", "act", "c_proj"):
+        if not hasattr(hf_mlp, part):
+            raise TypeError(f"hf_mlp must be a Hugging Face GPT2MLP (with c_fc, act and c_proj), got "
+                            f"{type(hf_mlp).__name__}, which has no {part}")
+    if type(hf_mlp.c_fc).__name__ != "Conv1D":
+        raise TypeError(f"hf_mlp.c_fc must be GPT-2's Conv1D (weights stored (in, out)), got "
+                        f"{type(hf_mlp.c_fc).__name__}: pass a Hugging Face GPT-2 block's mlp")
     up, down = hf_mlp.c_fc.weight, hf_mlp.c_proj.weight           # Conv1D: (d_model, d_ff), (d_ff, d_model)
     d_model, d_ff = up.shape
     name = activation_name(hf_mlp.act)
@@ -134,6 +142,7 @@ def load(name=REAL, device=None, verbose=True):
     """(model, tokenizer, real): GPT-2 small (real=True) or the tiny random GPT-2, in eval mode on device."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    validate.instance_of(name, "name", str, '(a Hugging Face model id, "tiny" or a model folder)')
     source, why = choose(name)
     real = source == "real"
     where = {"real": name, "tiny": str(build_tiny())}.get(source, source)
@@ -240,10 +249,13 @@ def build_tiny(folder=None):
 
 def tokens_of(tokenizer, ids):
     """Each id as its text, e.g. [' Paris', ' is']: GPT-2's tokens often start with a space."""
+    if not callable(getattr(tokenizer, "decode", None)):
+        raise TypeError(f"tokenizer must be a tokenizer with .decode (from gpt2.load), got {type(tokenizer).__name__}")
     validate.ndim(torch.as_tensor(ids), "ids", 1)
     return [tokenizer.decode([int(i)]) for i in ids]
 
 
 def registered_hooks(model):
     """How many forward hooks and pre-hooks the model's modules hold (0 once every `with` has ended)."""
+    validate.instance_of(model, "model", nn.Module)
     return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHECK_MODULES = sorted(p.stem for p in (ROOT / "helpers" / "checks").glob("nb[0-9][0-9]_*.py"))
 
 # Names a solution takes from the notebook's earlier cells.
-EARLIER_CELLS = {"09_decode_bandwidth": {"big_bytes": 128 * 2**20},   # section 3's 128 MiB FFN
+EARLIER_CELLS = {"09_decode_bandwidth": {"big": {"n_weights": 2 * 2048 * 8192}},   # the 128 MiB FFN
                  "13_real_gpt2": {"real": False}}                     # the offline tiny GPT-2
 
 

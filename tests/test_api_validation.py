@@ -29,6 +29,7 @@ from helpers import (
     facts,
     ffn,
     gated,
+    gpt2,
     kv_memory,
     moe,
     network3d,
@@ -61,7 +62,7 @@ def axes(projection=None):
     return fig.add_subplot(projection=projection)
 
 
-def gpt2():
+def gpt2_breakdown():
     return config_params.count_params("gpt2")
 
 
@@ -230,6 +231,20 @@ CASES = [
      r"expected_below must be a finite number > 0"),
     ("tensor_parallel.peak_memory_summary", "wrong type", lambda: tensor_parallel.peak_memory_summary(None), TypeError,
      r"results must be a list"),
+    ("gpt2.activation_name", "None", lambda: gpt2.activation_name(None), TypeError, r"act must be a function"),
+    ("gpt2.activation_name", "unknown", lambda: gpt2.activation_name(torch.nn.Tanh()), ValueError,
+     r"none of gelu_tanh, gelu, relu, silu"),
+    ("gpt2.mlp_from_hf", "wrong type", lambda: gpt2.mlp_from_hf(ffn.FFN(4)), TypeError,
+     r"hf_mlp.c_fc must be GPT-2's Conv1D.*got Linear"),
+    ("gpt2.replace_mlps", "not a function", lambda: gpt2.replace_mlps(torch.nn.Linear(2, 2), None), TypeError,
+     r"build must be a function"),
+    ("gpt2.replace_mlps", "wrong type", lambda: gpt2.replace_mlps(torch.nn.Linear(2, 2), lambda m: m), TypeError,
+     r"model must be a Hugging Face GPT-2"),
+    ("gpt2.load", "wrong type", lambda: gpt2.load(12), TypeError, r"name must be a str"),
+    ("gpt2.tokens_of", "wrong type", lambda: gpt2.tokens_of(None, [1, 2]), TypeError, r"tokenizer must be a tokenizer"),
+    ("gpt2.registered_hooks", "None", lambda: gpt2.registered_hooks(None), TypeError, r"model must be a Module"),
+    ("config_params.format_table", "wrong type", lambda: config_params.format_table({"total": 1}), TypeError,
+     r"b must be a Breakdown"),
     ("kv_memory.rome_update", "wrong type", lambda: kv_memory.rome_update(torch.zeros(4, 8), [0.0] * 8, torch.zeros(4),
                                                                         torch.eye(8)), TypeError, r"keys must be a floating-point"),
     ("kv_memory.rome_update", "wrong shape", lambda: kv_memory.rome_update(torch.zeros(4, 8), torch.zeros(7), torch.zeros(4),
@@ -309,10 +324,10 @@ CASES = [
     ("bandwidth.filled", "unknown device", lambda: bandwidth.filled(4, device="tpu"), ValueError, r"unknown device 'tpu'"),
     ("bandwidth.decode_weight_bytes", "wrong type", lambda: bandwidth.decode_weight_bytes({"total": 1}), TypeError,
      r"breakdown must be a Breakdown \(from helpers.config_params.count_params\), got dict"),
-    ("bandwidth.decode_weight_bytes", "negative", lambda: bandwidth.decode_weight_bytes(gpt2(), bytes_per_param=-2),
+    ("bandwidth.decode_weight_bytes", "negative", lambda: bandwidth.decode_weight_bytes(gpt2_breakdown(), bytes_per_param=-2),
      ValueError, r"bytes_per_param must be a positive integer, got -2"),
     ("bandwidth.kv_cache_bytes", "None", lambda: bandwidth.kv_cache_bytes(None), TypeError, r"breakdown must be a Breakdown"),
-    ("bandwidth.kv_cache_bytes", "NaN", lambda: bandwidth.kv_cache_bytes(gpt2(), n_tokens=NAN), ValueError,
+    ("bandwidth.kv_cache_bytes", "NaN", lambda: bandwidth.kv_cache_bytes(gpt2_breakdown(), n_tokens=NAN), ValueError,
      r"n_tokens must be a positive integer, got nan"),
     ("bandwidth.ffn_bytes", "negative", lambda: bandwidth.ffn_bytes(1, 8, 32, bytes_per_element=-1), ValueError,
      r"bytes_per_element must be a finite number > 0, got -1"),
@@ -432,6 +447,8 @@ if CUDA_MISSING:
 NOT_HERE = {
     "kv_memory.load": "takes no argument",
     "kv_memory.use_one_thread": "takes no argument",
+    "capacity.one_thread": "takes no argument",
+    "gpt2.sample_lines": "takes no argument",
     "tensor_parallel.engine_missing": "takes no argument",
     "kv_memory.restore_threads": "takes no argument",
     "config_params.published_counts": "takes no argument",

@@ -154,6 +154,7 @@ def human(n):
 
 def format_table(b):
     """The breakdown as a text table: component, parameters, share of the total."""
+    validate.instance_of(b, "b", Breakdown, "(from count_params)")
     kind = "weights only" if b.weights_only else "exact"
     lines = [
         f"{b.name} ({b.model_type}, {kind}): d_model={b.d_model:,} d_ff={b.d_ff:,} "
