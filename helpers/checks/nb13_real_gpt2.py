@@ -21,12 +21,16 @@ import torch
 from helpers import gpt2, kv_memory
 from helpers.checks.compare import arrays
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.show import say
 from helpers.ffn import FFN
 
 EX1 = "Exercise 1 (GPT-2's MLP in your FFN)"
 EX3 = "Exercise 3 (the restoring hook)"
 CONV1D = ("GPT-2's Conv1D stores its weight as (in, out): c_fc.weight is (d_model, d_ff); nn.Linear, and so "
           "the FFN, stores (out, in): copy the transpose, hf_mlp.c_fc.weight.T (and c_proj's too).")
+UNTRANSPOSED = ("in this square MLP (d_ff = d_model) nothing complained, yet the logits are wrong: you copied "
+                "Conv1D's weight as it is. " + CONV1D + " GPT-2 small's 768 x 3072 MLP refuses that copy, but "
+                "its square attention projection attn.c_proj (768 x 768) would load either way.")
 
 
 def _model(seed, n_embd=16, n_inner=None, n_layer=2, vocab=50, std=0.4):
@@ -84,7 +88,7 @@ def _swapped(square, build):
             ffn = build(copy.deepcopy(hf_mlp))
         except RuntimeError as err:
             if "size" in str(err) or "shape" in str(err):
-                raise RuntimeError(f"{err}. {CONV1D}") from None
+                raise RuntimeError(say("{err}. {fix}", err=str(err), fix=say(CONV1D))) from None
             raise
         made.append(ffn)
         return ffn if ffn is not None else torch.nn.Identity()
@@ -94,12 +98,13 @@ def _swapped(square, build):
         return None
     for m in made:
         if not isinstance(m, FFN):
-            raise TypeError(f"mlp_from_hf returned a {type(m).__name__}; expected a course FFN "
-                            "(helpers.ffn.FFN) holding the block's weights")
+            raise TypeError(say("mlp_from_hf returned a {kind}; expected a course FFN (helpers.ffn.FFN) "
+                                "holding the block's weights", kind=type(m).__name__))
     try:
         return _run(model, ids, made)
     except RuntimeError as err:
-        raise RuntimeError(f"the model with your FFNs raised: {err}. {CONV1D}") from None
+        raise RuntimeError(say("the model with your FFNs raised: {err}. {fix}", err=str(err),
+                               fix=say(CONV1D))) from None
 
 
 def _ffn_variant(square, activation="gelu_tanh", bias=True, transpose=True):
@@ -120,12 +125,12 @@ def _ffn_variant(square, activation="gelu_tanh", bias=True, transpose=True):
 
 def _logits_and_tokens(got, expected):
     if not isinstance(got, Run):
-        return f"gave {type(got).__name__}; expected the model's logits"
+        return say("gave {kind}; expected the model's logits", kind=type(got).__name__)
     problem = arrays(atol=1e-4, rtol=0)(got.logits, expected.logits)
     if problem is not None:
-        return f"gives logits that differ from GPT-2's own: {problem}"
+        return say("gives logits that differ from GPT-2's own: {problem}", problem=problem)
     if not torch.equal(got.tokens, expected.tokens):
-        return "gives logits within 1e-4 but other greedy tokens"
+        return say("gives logits within 1e-4 but other greedy tokens")
     return None
 
 
@@ -146,10 +151,7 @@ _MLP_FROM_HF = Check(
     reference=_reference,
     cases=[(True,), (False,)],        # a square MLP (d_ff = d_model) first, then GPT-2's 4x
     mistakes=[
-        Mistake("in this square MLP (d_ff = d_model) nothing complained, yet the logits are wrong: you "
-                f"copied Conv1D's weight as it is. {CONV1D} GPT-2 small's 768 x 3072 MLP refuses that "
-                "copy, but its square attention projection attn.c_proj (768 x 768) would load either way.",
-                answer=lambda square: _ffn_variant(square, transpose=False)),
+        Mistake(UNTRANSPOSED, answer=lambda square: _ffn_variant(square, transpose=False)),
         Mistake("the weights are right but the activation is exact GELU, x * Phi(x): GPT-2 uses the tanh "
                 'formula (activation="gelu_tanh"; FFN\'s default is "gelu", the exact one).',
                 answer=lambda square: _ffn_variant(square, activation="gelu")),
@@ -226,7 +228,8 @@ def _traced(make_hook):
         if hook is None:
             return None
         if not callable(hook):
-            raise TypeError(f"restore returned a {type(hook).__name__}, not a hook(module, inputs, output)")
+            raise TypeError(say("restore returned a {kind}, not a hook(module, inputs, output)",
+                                kind=type(hook).__name__))
         batch = prompt.repeat(len(noise), 1)
         with torch.no_grad(), kv_memory.hooks({model.transformer.wte: _corrupt(noise),
                                                 gpt2.blocks(model)[layer].mlp: hook}):
