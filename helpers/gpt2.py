@@ -158,13 +158,15 @@ def load(name=REAL, device=None, verbose=True):
 
 
 def banner(model, real, why=""):
-    """One line saying which model runs: GPT-2 small's weights, or random ones."""
+    """Two lines: which model runs (GPT-2 small's weights, or random ones), then why this one."""
     c = model.config
     shape = f"{c.n_layer} blocks, d_model = {c.n_embd}, d_ff = {c.n_inner or 4 * c.n_embd}, {c.vocab_size:,} tokens"
     if real:
-        return f"Model: GPT-2 small with its trained weights ({shape}); {why}."
-    return (f"Model: a tiny GPT-2 with RANDOM weights ({shape}): {why}. "
-            "Numbers marked (real weights) mean something only on GPT-2 small.")
+        line = f"Model: GPT-2 small with its trained weights ({shape})."
+    else:
+        line = (f"Model: a tiny GPT-2 with RANDOM weights ({shape}). "
+                "Numbers marked (real weights) mean something only on GPT-2 small.")
+    return f"{line}\nWhy this model: {why or 'chosen by the caller'}."
 
 
 # --- The tiny model: built from a config, with a tokenizer trained on the text sample ---

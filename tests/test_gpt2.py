@@ -140,7 +140,8 @@ def test_load_offline_gives_the_tiny_model_with_a_banner(monkeypatch, tmp_path, 
     model, tokenizer, real = gpt2.load(device="cpu")
     assert torch.equal(state, torch.random.get_rng_state())
     out = capsys.readouterr()
-    assert not real and out.err == "" and out.out.count("\n") == 1 and "RANDOM weights" in out.out
+    assert not real and out.err == "" and out.out.count("\n") == 2 and "RANDOM weights" in out.out
+    assert out.out.splitlines()[1] == "Why this model: COURSE_GPT2=tiny."
     assert not model.training and gpt2.registered_hooks(model) == 0
     assert list(tmp_path.iterdir())[0].name.startswith("tiny-gpt2-")
 

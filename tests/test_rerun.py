@@ -40,6 +40,15 @@ def test_a_cell_that_leaves_the_thread_count_changed_is_found(tmp_path):
     assert found[0] == (1, "settings")
 
 
+def test_a_cell_tagged_notebook_settings_may_set_them_for_the_notebook(tmp_path):
+    assert differences(tmp_path, "torch.set_num_threads(1)", tags=["notebook-settings"]) == []
+
+
+def test_lines_the_sanitize_file_covers_are_compared_as_nbval_compares_them(tmp_path):
+    assert differences(tmp_path, "import time\nprint('Device:', time.perf_counter_ns())") == []
+    assert differences(tmp_path, "import time\nprint('elsewhere:', time.perf_counter_ns())")
+
+
 def test_a_cell_safe_to_rerun_passes_even_when_it_prints_in_pieces(tmp_path):
     found = differences(tmp_path, "import sys, time\nfor i in range(3):\n"
                         "    print(i, end=' ', flush=True)\n    time.sleep(0.05)\nprint()",

@@ -206,7 +206,7 @@ def raised(call, err):
     if isinstance(err, SystemExit):
         return say("{call} called sys.exit({code}) (SystemExit). A function hands its answer back with "
                    "`return`; exiting would stop the notebook here.", call=call, code=one_line(err.code))
-    said = one_line(err)
+    said = err.args[0] if len(err.args) == 1 and isinstance(err.args[0], Text) else one_line(err)
     if not said:
         return say("{call} raised {kind}.", call=call, kind=type(err).__name__)
     end = "" if said[-1] in ".?!" else "."

@@ -199,9 +199,10 @@ def call_str(name, args):
     parts = []
     for arg in args:
         if isinstance(arg, (np.ndarray, torch.Tensor)):
-            parts.append(f"{shape_str(arg.shape)} array" if arg.ndim else repr(arg.item()))
+            parts.append(say("{shape} array", shape=shape_str(arg.shape)) if arg.ndim else repr(arg.item()))
         elif isinstance(arg, torch.nn.Module):
             parts.append(type(arg).__name__)
         else:
             parts.append(one_line(repr(arg), limit=80))
-    return f"{name}({', '.join(parts)})"
+    args = _listed(parts) if len(parts) <= 4 else ", ".join(str(p) for p in parts)
+    return say("{name}({args})", name=name, args=args)   # the name and arrays said in the checks' language
