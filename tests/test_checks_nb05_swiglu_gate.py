@@ -1,6 +1,7 @@
-"""Notebook 05's checks accept a right answer and name typical mistakes."""
+"""Notebook 05's checks accept right answers written several ways and name the typical mistakes."""
 
 import math
+from collections import OrderedDict
 
 import pytest
 import scipy.optimize
@@ -9,6 +10,7 @@ import torch
 from torch import nn
 
 from helpers.checks import nb05_swiglu_gate as checks
+from helpers.gated import GatedMLP, fuse_gate_up, llama_d_ff
 
 
 def silu(z):
@@ -16,34 +18,15 @@ def silu(z):
 
 
 def test_silu_constants():
-    assert math.isclose(checks.SILU_ONE, 1.2785, abs_tol=1e-4)
+    assert math.isclose(checks.SILU_ONE, 1.278465, abs_tol=1e-6)
     assert math.isclose(silu(checks.SILU_ONE), 1.0, abs_tol=1e-12)
+    # the minimum, found another way: the root of SiLU's slope, 1 + z * (1 - sigmoid(z)) = 0
+    root = scipy.optimize.brentq(lambda z: 1 + z * (1 - scipy.special.expit(z)), -3.0, 0.0, xtol=1e-13)
+    assert abs(root - checks.SILU_ARGMIN) < 1e-12
     found = scipy.optimize.minimize_scalar(silu, bounds=(-3, 0), method="bounded", options={"xatol": 1e-9})
-    assert math.isclose(found.x, checks.SILU_ARGMIN, abs_tol=1e-5)
+    assert abs(found.x - checks.SILU_ARGMIN) < 1e-9 + 2 * math.sqrt(2.2e-16) * 1.3
     assert math.isclose(checks.SILU_MIN, 1 - checks.SILU_ONE, abs_tol=1e-12)   # min = 1 - a
-
-
-def make_swiglu(act=None, bias=False, swap=False, on="gate", combine=torch.mul, skip_down=False,
-                no_down=False, act_after=False):
-    class SwiGLU(nn.Module):
-        def __init__(self, d_model, d_ff):
-            super().__init__()
-            shape = (d_ff, d_model) if swap else (d_model, d_ff)
-            self.gate_proj = nn.Linear(*shape, bias=bias)
-            self.up_proj = nn.Linear(d_model, d_ff, bias=bias)
-            if not no_down:
-                self.down_proj = nn.Linear(d_ff, d_model, bias=bias)
-            self.act_fn = act or nn.SiLU()
-
-        def forward(self, x):
-            g, u = self.gate_proj(x), self.up_proj(x)
-            if act_after:
-                return self.down_proj(self.act_fn(g * u))
-            g, u = (self.act_fn(g), u) if on == "gate" else (g, self.act_fn(u))
-            h = combine(g, u)
-            return h if skip_down or no_down else self.down_proj(h)
-
-    return SwiGLU
+    assert f"{checks.SILU_MIN:.6f}" == "-0.278465" and f"{checks.SILU_ARGMIN:.6f}" == "-1.278465"
 
 
 class Stub(nn.Module):
@@ -55,38 +38,140 @@ class Stub(nn.Module):
 
 
 def test_stubs_are_not_attempted():
-    for fb in [checks.check_swiglu(Stub), checks.check_swiglu(None), checks.check_fused_swiglu(Stub),
-               checks.check_llama_width(lambda d, m=256, f=None: None),
+    for fb in [checks.check_fused_swiglu(Stub), checks.check_fused_swiglu(None),
+               checks.check_split_gate_up(lambda state_dict: None),
+               checks.check_multiplier_range(lambda d, m, n: None),
                checks.check_gate_preactivation(lambda g: None), checks.check_negative_gates(None, 0.5)]:
         assert fb.status == "not attempted" and str(fb).startswith("[not attempted yet] Exercise"), fb
         assert "Hint" not in str(fb)
 
 
-def test_a_llama_swiglu_is_correct():
-    fb = checks.check_swiglu(make_swiglu())
-    assert fb and str(fb).startswith("[correct] Exercise 2")
+# ---- Exercise 1 ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cls, words", [
-    (make_swiglu(bias=True), "have no bias"),
-    (make_swiglu(swap=True), "did you swap the two sizes"),
-    (make_swiglu(on="up"), "Gate and up are swapped"),
-    (make_swiglu(act=nn.GELU()), "GEGLU"),
-    (make_swiglu(act=nn.ReLU()), "ReGLU"),
-    (make_swiglu(act=nn.Sigmoid()), "original GLU"),
-    (make_swiglu(act=nn.Identity()), "no activation on the gate"),
-    (make_swiglu(combine=torch.add), "you added the two branches"),
-    (make_swiglu(act_after=True), "SiLU comes after the product"),
-    (make_swiglu(skip_down=True), "did you forget the down-projection self.down_proj"),
-    (make_swiglu(no_down=True), "your module has no down_proj"),
+def test_negative_gates_prediction():
+    fb = checks.check_negative_gates(0.5, 0.497)
+    assert fb and "you predicted 0.50, the run gives 0.50" in fb.message
+    assert checks.check_negative_gates(0.4, 0.497), "within a quarter of the answer"
+
+
+@pytest.mark.parametrize(("guess", "words"), [
+    (0.0, "ReLU's answer"),
+    (0.01, "ReLU's answer"),
+    (0.15, "not only in the dip"),
+    (0.9, "nothing here makes z lean to one side"),
+    (50, "reads as a percent (50% is 0.5)"),
 ])
-def test_swiglu_mistakes_are_named(cls, words):
-    fb = checks.check_swiglu(cls)
-    assert not fb and fb.status == "wrong"
-    assert words in fb.message, fb.message
+def test_negative_gates_mistakes_are_named(guess, words):
+    fb = checks.check_negative_gates(guess, 0.497)
+    assert not fb and words in fb.message, fb.message
+    assert fb.message.startswith(f"you predicted {guess:.2f}, the run gives 0.50. "), fb.message
+    assert fb.message.endswith(checks.check_negative_gates.why), "the why still follows the mistake"
 
 
-def make_fused(gate_first=True, separate=False, bias=False):
+def test_a_guess_no_mistake_names_gets_the_plain_answer():
+    fb = checks.check_negative_gates(-3, 0.497)
+    assert not fb and "ReLU" in fb.message          # a negative share: no negative gates at all, or less
+    fb = checks.check_negative_gates("half", 0.497)
+    assert not fb and "write a number" in fb.message
+
+
+# ---- Exercise 2 ----------------------------------------------------------------------------
+
+
+def split_by_chunk(state_dict):
+    gate, up = state_dict["gate_up_proj.weight"].chunk(2, dim=0)
+    return {"gate_proj.weight": gate, "up_proj.weight": up, "down_proj.weight": state_dict["down_proj.weight"]}
+
+
+def split_by_down_shape(state_dict):
+    d_ff = state_dict["down_proj.weight"].shape[1]
+    fused = state_dict["gate_up_proj.weight"]
+    return OrderedDict([("gate_proj.weight", fused[:d_ff].clone()), ("up_proj.weight", fused[d_ff:].clone()),
+                        ("down_proj.weight", state_dict["down_proj.weight"].clone())])
+
+
+def split_in_place(state_dict):
+    """pop the fused key and add the halves: the check's own cases stay intact."""
+    fused = state_dict.pop("gate_up_proj.weight")
+    state_dict["gate_proj.weight"], state_dict["up_proj.weight"] = fused.tensor_split(2)
+    return state_dict
+
+
+@pytest.mark.parametrize("split", [split_by_chunk, split_by_down_shape, split_in_place])
+def test_split_gate_up_accepts_right_answers(split):
+    fb = checks.check_split_gate_up(split)
+    assert fb and str(fb).startswith("[correct] Exercise 2"), fb
+    assert checks.check_split_gate_up(split_by_chunk), "the cases are intact after each answer"
+
+
+def test_the_split_checkpoint_loads_and_computes_what_the_fused_mlp_computes():
+    for (state,) in checks._SPLIT_CASES:
+        d_ff, d_model = state["down_proj.weight"].shape[1], state["down_proj.weight"].shape[0]
+        mlp = GatedMLP(d_model, d_ff).double()
+        mlp.load_state_dict(checks._split(state))        # strict: exactly GatedMLP's keys and shapes
+        fused = fuse_gate_up(mlp)
+        fused.load_state_dict(state)
+        x = torch.randn(3, d_model, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+        with torch.no_grad():
+            torch.testing.assert_close(mlp(x), fused(x), rtol=0, atol=1e-12)
+
+
+def test_the_split_agrees_with_transformers_phi3_and_llama():
+    """Phi-3 stores gate_up_proj fused; the split loads into transformers' Llama MLP with the same output."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaMLP
+    from transformers.models.phi3.modeling_phi3 import Phi3MLP
+
+    small = {"hidden_act": "silu", "num_attention_heads": 2, "num_key_value_heads": 2}
+    phi3 = Phi3MLP(transformers.Phi3Config(hidden_size=8, intermediate_size=24, **small)).double()
+    llama = LlamaMLP(transformers.LlamaConfig(hidden_size=8, intermediate_size=24, **small)).double()
+    llama.load_state_dict(checks._split(phi3.state_dict()))
+    x = torch.randn(2, 5, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        torch.testing.assert_close(llama(x), phi3(x), rtol=0, atol=1e-12)
+
+
+def _down(s):
+    return s["down_proj.weight"]
+
+
+@pytest.mark.parametrize(("answer", "words"), [
+    (lambda s: {**split_by_chunk(s), "gate_up_proj.weight": s["gate_up_proj.weight"]}, "keeps gate_up_proj.weight"),
+    (lambda s: {k.removesuffix(".weight"): v for k, v in split_by_chunk(s).items()}, "names the layers"),
+    (lambda s: {k: v for k, v in split_by_chunk(s).items() if k != "down_proj.weight"}, "has no 'down_proj.weight'"),
+    (lambda s: {"gate_proj.weight": s["gate_up_proj.weight"].chunk(2)[1],
+                "up_proj.weight": s["gate_up_proj.weight"].chunk(2)[0], "down_proj.weight": _down(s)},
+     "second half of gate_up_proj's rows"),
+    (lambda s: {"gate_proj.weight": s["gate_up_proj.weight"].chunk(2, dim=1)[0],
+                "up_proj.weight": s["gate_up_proj.weight"].chunk(2, dim=1)[1], "down_proj.weight": _down(s)},
+     "along its columns (dim=1)"),
+    (lambda s: {k: v.T for k, v in split_by_chunk(s).items()}, "transposes a weight"),
+    (lambda s: {**split_by_chunk(s), "down_proj.weight": _down(s).T}, "transposes a weight"),
+    (lambda s: {k: v.float() for k, v in split_by_chunk(s).items()}, "the dtype float32"),
+    (lambda s: {k: v * 2 for k, v in split_by_chunk(s).items()}, "other numbers than the checkpoint holds"),
+    (lambda s: [split_by_chunk(s)["gate_proj.weight"]], "expected a dict with the keys"),
+])
+def test_split_gate_up_mistakes_are_named(answer, words):
+    fb = checks.check_split_gate_up(answer)
+    assert not fb and fb.status == "wrong" and words in fb.message, fb.message
+    assert "<fused state_dict, d_model=8, d_ff=24>" in fb.message, "the case by what it holds, not tensor by tensor"
+
+
+def test_split_gate_up_is_tried_on_a_second_size():
+    def hard_coded(s):                     # d_ff = 24 written in: right for the first case only
+        w = s["gate_up_proj.weight"]
+        return {"gate_proj.weight": w[:24], "up_proj.weight": w[24:], "down_proj.weight": _down(s)}
+
+    fb = checks.check_split_gate_up(hard_coded)
+    assert not fb and "d_model=6, d_ff=16" in fb.message, fb.message
+
+
+# ---- Exercise 3 ----------------------------------------------------------------------------
+
+
+def make_fused(halves="chunk", act=None, separate=False, bias=False, on="gate", combine=torch.mul,
+               act_after=False, no_down=False, skip_down=False):
     class FusedSwiGLU(nn.Module):
         def __init__(self, d_model, d_ff):
             super().__init__()
@@ -96,72 +181,186 @@ def make_fused(gate_first=True, separate=False, bias=False):
                 self.up_proj = nn.Linear(d_model, d_ff, bias=False)
             else:
                 self.gate_up_proj = nn.Linear(d_model, 2 * d_ff, bias=bias)
-            self.down_proj = nn.Linear(d_ff, d_model, bias=False)
-            self.act_fn = nn.SiLU()
+            if not no_down:
+                self.down_proj = nn.Linear(d_ff, d_model, bias=False)
+            self.act_fn = act or nn.SiLU()
 
         def forward(self, x):
-            first, second = self.gate_up_proj(x).chunk(2, dim=-1)
-            gate, up = (first, second) if gate_first else (second, first)
-            return self.down_proj(self.act_fn(gate) * up)
+            both = self.gate_up_proj(x)
+            if halves == "chunk":
+                gate, up = both.chunk(2, dim=-1)
+            elif halves == "split":
+                gate, up = both.split(self.d_ff, dim=-1)
+            elif halves == "slices":
+                gate, up = both[..., : self.d_ff], both[..., self.d_ff:]
+            elif halves == "up first":
+                up, gate = both.chunk(2, dim=-1)
+            else:
+                gate, up = both[..., 0::2], both[..., 1::2]
+            if act_after:
+                h = self.act_fn(combine(gate, up))
+            elif on == "both":
+                h = combine(self.act_fn(gate), self.act_fn(up))
+            elif on == "up":
+                h = combine(gate, self.act_fn(up))
+            else:
+                h = combine(self.act_fn(gate), up)
+            return h if no_down or skip_down else self.down_proj(h)
 
     return FusedSwiGLU
 
 
-def test_fused_swiglu():
-    assert checks.check_fused_swiglu(make_fused())
-    fb = checks.check_fused_swiglu(make_fused(gate_first=False))
-    assert not fb and "second half" in fb.message
-    fb = checks.check_fused_swiglu(make_fused(separate=True))
-    assert not fb and "still has separate gate_proj and up_proj" in fb.message
-    fb = checks.check_fused_swiglu(make_fused(bias=True))
-    assert not fb and "have no bias" in fb.message
-    fb = checks.check_fused_swiglu(make_swiglu())
-    assert not fb and "still has separate" in fb.message
+class FunctionalSwiGLU(nn.Module):
+    """Right too: F.silu in forward instead of an act_fn submodule, and an explicit split."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.gate_up_proj = nn.Linear(d_model, 2 * d_ff, bias=False)
+        self.down_proj = nn.Linear(d_ff, d_model, bias=False)
+
+    def forward(self, x):
+        d_ff = self.down_proj.in_features
+        both = self.gate_up_proj(x)
+        return self.down_proj(torch.nn.functional.silu(both[..., :d_ff]) * both[..., d_ff:])
 
 
-def llama_width(d_model, multiple_of=256, ffn_dim_multiplier=None):
-    d_ff = int(2 * (4 * d_model) / 3)
-    if ffn_dim_multiplier is not None:
-        d_ff = int(ffn_dim_multiplier * d_ff)
-    return multiple_of * math.ceil(d_ff / multiple_of)
+@pytest.mark.parametrize("cls", [make_fused("chunk"), make_fused("split"), make_fused("slices"), FunctionalSwiGLU])
+def test_fused_swiglu_accepts_right_answers(cls):
+    fb = checks.check_fused_swiglu(cls)
+    assert fb and str(fb).startswith("[correct] Exercise 3"), fb
 
 
-@pytest.mark.parametrize("mistake, words", [
-    (lambda d, m=256, f=None: int(2 * 4 * d / 3 * (f or 1)) // m * m, "rounded down"),
-    (lambda d, m=256, f=None: int(2 * 4 * d / 3), "not a multiple"),
-    (lambda d, m=256, f=None: 4 * d, "plain FFN"),
-    (lambda d, m=256, f=None: llama_width(d, m), "left out ffn_dim_multiplier"),
-    (lambda d, m=256, f=None: llama_width(d, m) if f is None else m * math.ceil(int(f * llama_width(d, m)) / m),
-     "after rounding"),
-    (lambda d, m=256, f=None: llama_width(d, m) if f is None else m * math.ceil(int(f * 4 * d) / m), "2/3 * 4d width"),
-    (lambda d, m=256, f=None: (int(int(2 * 4 * d / 3) * (f or 1)) // m + 1) * m, "always add one more"),
+class TwoSeparate(nn.Module):
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        self.gate_proj = nn.Linear(d_model, d_ff, bias=False)
+        self.up_proj = nn.Linear(d_model, d_ff, bias=False)
+        self.down_proj = nn.Linear(d_ff, d_model, bias=False)
+
+
+@pytest.mark.parametrize(("cls", "words"), [
+    (make_fused("up first"), "The first half is the gate"),
+    (make_fused("interleaved"), "every other output"),
+    (make_fused(on="both"), "SiLU to both halves"),
+    (make_fused(on="up"), "The first half is the gate"),   # the same output as up first
+    (make_fused(act=nn.GELU()), "GEGLU"),
+    (make_fused(act=nn.ReLU()), "ReGLU"),
+    (make_fused(act=nn.Sigmoid()), "original GLU"),
+    (make_fused(act=nn.Identity()), "no activation on the gate"),
+    (make_fused(combine=torch.add), "you added the two halves"),
+    (make_fused(act_after=True), "SiLU comes after the product"),
+    (make_fused(skip_down=True), "did you forget the down-projection"),
+    (make_fused(no_down=True), "your module has no down_proj"),
+    (make_fused(separate=True), "still has separate gate_proj and up_proj"),
+    (TwoSeparate, "still has separate gate_proj and up_proj"),
+    (make_fused(bias=True), "have no bias"),
 ])
-def test_llama_width(mistake, words):
-    assert checks.check_llama_width(llama_width)
-    fb = checks.check_llama_width(mistake)
-    assert not fb and words in fb.message, fb.message
+def test_fused_swiglu_mistakes_are_named(cls, words):
+    fb = checks.check_fused_swiglu(cls)
+    assert not fb and fb.status == "wrong" and words in fb.message, fb.message
+
+
+# ---- Exercise 4 ----------------------------------------------------------------------------
+
+
+def multiplier_range(d_model, multiple_of, intermediate_size):
+    w = int(2 * (4 * d_model) / 3)
+    return (intermediate_size - multiple_of + 1) / w, (intermediate_size + 1) / w
+
+
+def multiplier_range_by_steps(d_model, multiple_of, intermediate_size):
+    """Right too, written in the rule's order, with exact fractions."""
+    from fractions import Fraction
+
+    width = 2 * (4 * d_model) // 3                       # step 1, rounded down
+    smallest, largest = intermediate_size - multiple_of + 1, intermediate_size   # step 3, backwards
+    return float(Fraction(smallest, width)), float(Fraction(largest + 1, width))   # step 2, backwards
+
+
+@pytest.mark.parametrize("answer", [multiplier_range, multiplier_range_by_steps,
+                                    lambda d, m, n: list(multiplier_range(d, m, n))])
+def test_multiplier_range_accepts_right_answers(answer):
+    fb = checks.check_multiplier_range(answer)
+    assert fb and "[1.2189, 1.3127)" in fb.message, fb
+
+
+@pytest.mark.parametrize(("d_model", "multiple_of", "published", "multiplier"), [
+    (4096, 1024, 14336, 1.3),     # Llama-3-8B
+    (8192, 4096, 28672, 1.3),     # Llama-2-70B and Llama-3-70B
+    (16384, 4096, 53248, 1.2),    # Llama-3.1-405B
+    (4096, 256, 11008, 1.0),      # Llama-2-7B: no multiplier is a multiplier of 1
+])
+def test_the_reference_range_is_exactly_the_multipliers_that_give_the_width(d_model, multiple_of, published,
+                                                                            multiplier):
+    low, high = checks._multiplier_range(d_model, multiple_of, published)
+    assert low <= multiplier < high
+    for m in (low + 1e-9, (low + high) / 2, high - 1e-9, multiplier):
+        assert llama_d_ff(d_model, multiple_of, m) == published, m
+    assert llama_d_ff(d_model, multiple_of, low - 1e-9) == published - multiple_of
+    assert llama_d_ff(d_model, multiple_of, high + 1e-9) == published + multiple_of
+
+
+def _with(w=None, lo=lambda n, m: n - m + 1, hi=lambda n, m: n + 1):
+    def answer(d, m, n):
+        width = int(8 * d / 3) if w is None else w(d)
+        return lo(n, m) / width, hi(n, m) / width
+    return answer
+
+
+@pytest.mark.parametrize(("answer", "words"), [
+    (lambda d, m, n: multiplier_range(d, m, n)[::-1], "returned (high, low)"),
+    (lambda d, m, n: (n - m + 1, n + 1), "returned widths, not multipliers"),
+    (_with(lo=lambda n, m: n, hi=lambda n, m: n + m), "step 3 rounds UP"),
+    (_with(lo=lambda n, m: n + 1, hi=lambda n, m: n + m + 1), "step 3 rounds UP"),
+    (_with(lo=lambda n, m: n - m, hi=lambda n, m: n), "rounds it down to a whole number v = int(m * w)"),
+    (_with(lo=lambda n, m: n - m + 1, hi=lambda n, m: n), "rounds it down to a whole number v = int(m * w)"),
+    (_with(w=lambda d: 8 * d / 3), "divided by 8 * d_model / 3 itself"),
+    (_with(w=lambda d: 4 * d), "divided by 4 * d_model"),
+    (lambda d, m, n: 1.3, "expected a pair (low, high)"),
+])
+def test_multiplier_range_mistakes_are_named(answer, words):
+    fb = checks.check_multiplier_range(answer)
+    assert not fb and fb.status == "wrong" and words in fb.message, fb.message
+
+
+# ---- Exercise 5 ----------------------------------------------------------------------------
 
 
 def _inverse_silu(g):
     return scipy.optimize.brentq(lambda z: silu(z) - g, checks.SILU_ARGMIN, g + 1.0)
 
 
-def test_gate_preactivation():
-    fb = checks.check_gate_preactivation(_inverse_silu)
-    assert fb and all(f"{_inverse_silu(g):.3f}" in fb.message for g in [0.1, 1.5, 2.0])
-    fb = checks.check_gate_preactivation(lambda g: g)
-    assert not fb and "returned the gate itself" in fb.message
-    fb = checks.check_gate_preactivation(lambda g: math.log(g / (1 - g)) if 0 < g < 1 else float("nan"))
-    assert not fb and "inverts sigmoid" in fb.message
-    left = lambda g: scipy.optimize.brentq(lambda z: silu(z) - g, -20, checks.SILU_ARGMIN)  # noqa: E731
-    fb = checks.check_gate_preactivation(lambda g: _inverse_silu(g) if g >= 0 else left(g))
-    assert not fb and "left of SiLU's minimum" in fb.message
-    fb = checks.check_gate_preactivation(lambda g: "z")
-    assert not fb and "expected one number" in fb.message
+def bisection(g, steps=60):
+    lo, hi = -1.278465, max(g, 0.0) + 1.0
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if silu(mid) < g else (lo, mid)
+    return (lo + hi) / 2
 
 
-def test_negative_gates_prediction():
-    fb = checks.check_negative_gates(0.5, 0.497)
-    assert fb and "you predicted 0.50, the run gives 0.50" in fb.message
-    fb = checks.check_negative_gates(0.0, 0.497)
-    assert not fb and "flip the sign" in fb.message
+def newton(g):
+    z = max(g, 0.0) + 1.0                       # right of the answer: SiLU is convex there, Newton goes left
+    for _ in range(60):
+        s = scipy.special.expit(z)
+        z -= (z * s - g) / (s * (1 + z * (1 - s)))
+    return z
+
+
+@pytest.mark.parametrize("answer", [_inverse_silu, bisection, newton])
+def test_gate_preactivation_accepts_right_answers(answer):
+    fb = checks.check_gate_preactivation(answer)
+    assert fb and all(f"{_inverse_silu(g):.3f}" in fb.message for g in [0.1, 1.5, 2.0]), fb
+
+
+@pytest.mark.parametrize(("answer", "words"), [
+    (lambda g: g, "returned the gate itself"),
+    (lambda g: silu(g), "that is SiLU(g)"),
+    (lambda g: math.log(g / (1 - g)) if 0 < g < 1 else float("nan"), "inverts sigmoid"),
+    (lambda g: _inverse_silu(g) if g >= 0 else
+     scipy.optimize.brentq(lambda z: silu(z) - g, -20, checks.SILU_ARGMIN), "left of SiLU's minimum"),
+    (lambda g: bisection(g, steps=12), "halve it more times"),
+    (lambda g: "z", "expected one number"),
+])
+def test_gate_preactivation_mistakes_are_named(answer, words):
+    fb = checks.check_gate_preactivation(answer)
+    assert not fb and words in fb.message, fb.message

@@ -126,3 +126,39 @@ def test_share_prediction():
     assert not fb and "you predicted 98%" in fb.message
     fb = checks.check_share_guess("two thirds", 64.39)
     assert not fb and "write a number" in fb.message
+
+
+@pytest.mark.parametrize(("guess", "words"), [
+    (98, "the MLP's share of all 671.0B parameters"),
+    (95, "the MLP's share of all 671.0B parameters"),
+    (3.5, "the share of the expert MLPs one token runs (9 of 257, 3.5%)"),
+])
+def test_share_prediction_mistakes_are_named(guess, words):
+    fb = checks.check_share_guess(guess, 64.39)
+    assert not fb and words in fb.message, fb.message
+    assert fb.message.endswith(checks.check_share_guess.why), "the why still follows the named mistake"
+
+
+def test_a_fraction_given_for_the_percent_is_read_as_one():
+    """Exercise 1 asks for a percent; 0.64 is the right share written as a fraction."""
+    fb = checks.check_share_guess(0.64, 64.39)
+    assert not fb and "you wrote 0.64: as a percent that is 64%" in fb.message, fb.message
+    assert "set my_share_guess = 64" in fb.message and "you predicted 1%" not in fb.message
+    assert checks.check_share_guess(64, 64.39) and checks.check_share_guess(66.7, 64.39)
+
+
+def test_a_counter_that_pops_its_config_fields_neither_fools_nor_breaks_the_check():
+    """config.pop("tie_word_embeddings") in the learner's function changes only the learner's copy."""
+    def pops_then_counts(c):            # right: reads the flag by popping it from its own copy
+        tied = c.pop("tie_word_embeddings")
+        return count_llama(c | {"tie_word_embeddings": tied})
+
+    def pops_then_forgets(c):           # wrong: the popped config counts as untied (the lm_head stays)
+        c.pop("tie_word_embeddings")
+        return count_params(dict(c)).total
+
+    assert checks.check_count_llama(pops_then_counts)
+    fb = checks.check_count_llama(pops_then_forgets)
+    assert not fb and "this config ties it (tie_word_embeddings is true)" in fb.message, fb.message
+    assert all("tie_word_embeddings" in case[0] for case in checks.check_count_llama.cases), "cases intact"
+    assert checks.check_count_llama(count_llama), "the right answer still passes (no KeyError)"

@@ -9,26 +9,16 @@ The reference of every count is the course's calculator, `helpers.config_params.
 
 from typing import NamedTuple
 
+from helpers.checks.cases import Named, pair
 from helpers.checks.compare import exact
-from helpers.checks.runner import Check, Mistake, Prediction
-from helpers.checks.show import describe
-from helpers.config_params import count_params, load_config
-
-
-class NamedConfig(dict):
-    """A config dict that messages show by its name ("<llama-3-8b config>"), not field by field."""
-
-    def __init__(self, config, name):
-        super().__init__(config)
-        self.name = name
-
-    def __repr__(self):
-        return f"<{self.name} config>"
+from helpers.checks.guesses import NamedPrediction
+from helpers.checks.runner import Check, Mistake
+from helpers.config_params import count_params, human, load_config
 
 
 def _config(shipped, label=None, **changes):
     """A shipped config as the learner's function receives it, with some fields changed."""
-    return NamedConfig(load_config(shipped) | changes, label or shipped)
+    return Named(load_config(shipped) | changes, f"{label or shipped} config")
 
 
 class Sizes(NamedTuple):
@@ -70,7 +60,10 @@ def _tied(c):
 # ---- Exercise 1: a prediction --------------------------------------------------------------
 
 _DS = load_config("deepseek-v3")
-check_share_guess = Prediction(
+_DS_COUNT = count_params("deepseek-v3")
+_EXPERTS_RUN = _DS["num_experts_per_tok"] + _DS["n_shared_experts"]   # routed experts a token runs, plus the shared
+_EXPERTS = _DS["n_routed_experts"] + _DS["n_shared_experts"]
+check_share_guess = NamedPrediction(
     "Exercise 1 (predict DeepSeek-V3's MLP share per token)",
     why=(f"Each of DeepSeek-V3's {_DS['num_hidden_layers'] - _DS['first_k_dense_replace']} MoE layers holds "
          f"{_DS['n_routed_experts']} routed experts and {_DS['n_shared_experts']} shared one, and a token "
@@ -83,6 +76,16 @@ check_share_guess = Prediction(
     variable="my_share_guess",
     fmt="{:.0f}%",
     percent=True,
+    mistakes=[
+        Mistake(f"{{got:g}}% is about the MLP's share of all {human(_DS_COUNT.total)} parameters "
+                f"({_DS_COUNT.mlp_share:.0%}); the question asks for its share of the {human(_DS_COUNT.active)} "
+                "one token uses, and a token skips most of the experts.",
+                when=lambda guess, actual: guess >= 90),
+        Mistake(f"{{got:g}}% is about the share of the expert MLPs one token runs ({_EXPERTS_RUN} of "
+                f"{_EXPERTS}, {_EXPERTS_RUN / _EXPERTS:.1%}); the question asks what share of everything the "
+                "token uses sits in the MLP, attention and embeddings included.",
+                when=lambda guess, actual: 0 < guess < 10),
+    ],
 )
 
 # ---- Exercise 2: count a Llama config ------------------------------------------------------
@@ -159,22 +162,6 @@ def _counts(c):
     return b.total, b.active
 
 
-def _pair():
-    """Compare a (total, active) pair of whole numbers."""
-    whole = exact()
-
-    def compare(got, expected):
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return f"returned {describe(got)}; expected a pair (total, active)"
-        for what, g, e in zip(("total", "active"), got, expected, strict=True):
-            problem = whole(g, e)
-            if problem is not None:
-                return f"gives {what} {problem}"
-        return None
-
-    return compare
-
-
 def _router(c):
     s = _sizes(c)
     return s.layers * s.d * s.experts
@@ -219,7 +206,7 @@ check_count_moe = Check(
                 "(Mixtral's 12.9B) include both in full.",
                 answer=_shifted(lambda c: 0, lambda c: -2 * _head(c))),
     ],
-    compare=_pair(),
+    compare=pair(("total", "active"), exact()),
     success="Mixtral 8x7B holds {:,} parameters and a token uses {:,}, exactly; your count also holds "
             "for 16 experts with 4 per token.".format(*_counts(_MOE_CASES[0][0])),
     name="count_moe",

@@ -1,0 +1,36 @@
+"""Two pieces the notebooks' checks share: a case shown by its name, an answer that is a pair.
+
+- `Named(values, name)`: a dict (a config, a state_dict) that a check's messages show as
+  "<llama-3-8b config>" instead of field by field or tensor by tensor;
+- `pair(("total", "active"), exact())`: compares each half of a pair with its own comparer and
+  names the half that differs ("gives active = 12; expected 13"); anything else is described.
+"""
+
+from helpers.checks.show import describe
+
+
+class Named(dict):
+    """A dict that messages show by its name: repr gives "<name>"."""
+
+    def __init__(self, values, name):
+        super().__init__(values)
+        self.name = name
+
+    def __repr__(self):
+        return f"<{self.name}>"
+
+
+def pair(names, one):
+    """A comparer for a 2-tuple or 2-list: `one` on each half, the first difference named by `names`."""
+    first, second = names
+
+    def compare(got, expected):
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            return f"returned {describe(got)}; expected a pair ({first}, {second})"
+        for what, g, e in zip(names, got, expected, strict=True):
+            problem = one(g, e)
+            if problem is not None:
+                return f"gives {what} {problem}"
+        return None
+
+    return compare
