@@ -241,13 +241,39 @@ def _weights_scaled_in_split(split):
     return learner
 
 
+def _changed_in_place(index, change):
+    """A learner that changes its argument `index` in place (change(arg)), then calls fn on what it has."""
+    def make(fn):
+        def learner(*args):
+            with torch.no_grad():
+                change(args[index])
+            return fn(*args)
+        return learner
+    return make
+
+
+def _shifted(neurons):
+    neurons[:] = [n + 1 for n in neurons]
+
+
+def _value_columns_zeroed(model):
+    """What a hook does, done to the weights instead: MLP 1's value columns of c_proj set to 0."""
+    model.blocks[1].mlp.c_proj.weight[:, :4] = 0
+
+
 CHEATS = {
     "nb03_ffn_forward.check_learned_memory": [("values made to fit", 0, _values_made_to_fit),
                                               ("keys and values scaled", 0, _scaled)],
     "nb10_tensor_parallel.check_llama_split": [("weights scaled before the split", 0, _weights_scaled_in_split),
                                                ("x scaled in the forward", 1, _scaled)],
-    "nb12_kv_memory_editing.check_ablation_hook": [("neurons changed", 0, _neurons_changed)],
-    "nb12_kv_memory_editing.check_edit_many": [("W, K, V and C scaled", 0, _scaled)],
+    "nb11_mixture_of_experts.check_capacity": [("experts sorted", 0, _changed_in_place(0, lambda e: e.copy_(
+        e.flatten().sort(descending=True).values.view_as(e))))],
+    "nb12_kv_memory_editing.check_ablation": [("neurons shifted", 0, _changed_in_place(2, _shifted)),
+                                              ("weights zeroed", 0, _changed_in_place(0, _value_columns_zeroed))],
+    "nb12_kv_memory_editing.check_tracing": [("noise zeroed", 0, _changed_in_place(2, torch.Tensor.zero_))],
+    "nb12_kv_memory_editing.check_memit": [("W, K, V and C scaled", 0, _scaled)],
+    "nb13_real_gpt2.check_mlp_from_hf": [("the block's weights scaled", 0, _scaled)],
+    "nb13_real_gpt2.check_restore_hook": [("the clean output scaled", 0, _scaled)],
 }
 FUNCTION_CHECKS = [e for e in FUNCTIONS if not isinstance(e.check, Check)]
 CHEAT_CASES = [(e, label, position, make) for e in FUNCTION_CHECKS for label, position, make in CHEATS.get(e.id, [])]
