@@ -17,6 +17,16 @@ def test_readme_lists_every_notebook_with_a_colab_badge():
     assert sorted(set(linked)) == [p.name for p in NOTEBOOKS], "README links a notebook that does not exist"
 
 
+def test_the_korean_readme_lists_every_korean_notebook_and_is_linked_from_the_top():
+    readme_ko = (ROOT / "README.ko.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        assert f"(notebooks/ko/{path.name})" in readme_ko, path.name
+        assert sync_notebooks.badge(f"ko/{path.name}") in readme_ko, f"no Korean Colab badge for {path.name}"
+    assert re.findall(r"^    (make \w+)$", readme_ko, re.M)[:2] == ["make lab", "make test"]
+    top = (ROOT / "README.md").read_text().split("\n## ")[0]
+    assert "(README.ko.md)" in top, "README.md links the Korean README before its first section"
+
+
 def test_readme_gives_the_two_commands():
     readme = (ROOT / "README.md").read_text()
     commands = re.findall(r"^    (make \w+)$", readme, re.M)
