@@ -29,8 +29,11 @@ def _units(seed, n=200):
 
 
 def _cases():
+    """Both activations side by side first (the same 200 units through ReLU, then through GELU: one rule
+    must serve both, and each typical mistake marks a different set there), then each on its own."""
     h, a_relu, a_gelu = _units(4)
-    return [(h, a_relu, 0.1), (h, a_gelu, 0.1), (h, a_gelu, 0.3)]
+    both = (np.concatenate([h, h]), np.concatenate([a_relu, a_gelu]), 0.1)
+    return [both, (h, a_relu, 0.1), (h, a_gelu, 0.1), (h, a_gelu, 0.3)]
 
 
 check_switched_off = Check(
@@ -53,6 +56,10 @@ check_switched_off = Check(
                 answer=lambda h, a, keep: a < 0),
         Mistake("you compared |a| with keep itself; off means a small share of the unit's own input: "
                 "compare |a| with keep * |h|.", answer=lambda h, a, keep: np.abs(a) <= keep),
+        Mistake("without absolute values on both sides the test flips for a negative h (keep * h is "
+                "negative too): compare |a| with keep * |h|.", answer=lambda h, a, keep: a <= keep * h),
+        Mistake("keep * h is negative wherever h is, so no negative unit can pass that test: take the "
+                "absolute value of h too, |a| <= keep * |h|.", answer=lambda h, a, keep: np.abs(a) <= keep * h),
         Mistake("your mask is True for the units that are on; return True for the off ones.",
                 answer=lambda h, a, keep: np.abs(a) > keep * np.abs(h)),
         Mistake("{call} gives the mask for keep=0.1: use the argument keep, not a fixed 10%.",
@@ -90,8 +97,9 @@ check_off_rate = Check(
                 answer=lambda X, W1, b1, act: 1 - _off_rate(X, W1, b1, act)),
         Mistake("your rates leave out the bias b1: the pre-activation is X @ W1 + b1.",
                 answer=lambda X, W1, b1, act: _off_rate(X, W1, 0 * b1, act)),
-        Mistake("with GELU you counted the negative pre-activations; a GELU unit is off only when it "
-                "passes under 10% of its input (use switched_off).",
+        Mistake("with GELU you counted the negative pre-activations, ReLU's rule; a GELU unit is off only "
+                "when it passes under 10% of its input: use switched_off with the activation the argument "
+                "names, helpers.activations.get(activation).",
                 answer=lambda X, W1, b1, act: (X @ W1 + b1 < 0).mean(axis=0)),
     ],
     success="each unit is off for some tokens and on for others; only a unit whose bias pushes every "
