@@ -108,6 +108,27 @@ def memorised_fraction(d_model, d_ff, n_pairs, seed=0, activation="gelu"):
             return retrieval_accuracy(ffn(keys), values)
 
 
+def adam_steps(params, loss_fn, steps, lr, betas=(0.9, 0.999), eps=1e-8):
+    """`steps` Adam updates of params (tensors with requires_grad) on loss_fn(); torch.optim.Adam's rule.
+
+    Written out because torch.optim's first use imports torch's compiler, seconds on a laptop, for a
+    loop this small. tests/test_capacity.py checks it against torch.optim.Adam step by step.
+    """
+    params = list(params)
+    m = [torch.zeros_like(p) for p in params]              # running mean of the gradients
+    v = [torch.zeros_like(p) for p in params]              # running mean of their squares
+    for t in range(1, steps + 1):
+        grads = torch.autograd.grad(loss_fn(), params)
+        with torch.no_grad():
+            for p, g, m_p, v_p in zip(params, grads, m, v, strict=True):
+                m_p.mul_(betas[0]).add_(g, alpha=1 - betas[0])
+                v_p.mul_(betas[1]).addcmul_(g, g, value=1 - betas[1])
+                step = lr / (1 - betas[0] ** t)
+                denom = (v_p / (1 - betas[1] ** t)).sqrt_().add_(eps)
+                p.addcdiv_(m_p, denom, value=-step)
+    return params
+
+
 def trained_fraction(d_model, d_ff, n_pairs, seed=0, steps=300, lr=0.03):
     """Train the whole FFN (up- and down-projection) with Adam on n_pairs random pairs; the fraction retrieved.
 
@@ -118,11 +139,7 @@ def trained_fraction(d_model, d_ff, n_pairs, seed=0, steps=300, lr=0.03):
     keys, values = random_pairs(n_pairs, d_model, seed)
     ffn = seeded_ffn(d_model, d_ff, seed)
     with one_thread(), torch.enable_grad():
-        opt = torch.optim.Adam(ffn.parameters(), lr=lr)     # every parameter: c_fc learns its keys too
-        for _ in range(steps):
-            opt.zero_grad()
-            F.mse_loss(ffn(keys), values).backward()
-            opt.step()
+        adam_steps(ffn.parameters(), lambda: F.mse_loss(ffn(keys), values), steps, lr)  # c_fc learns its keys too
         with torch.no_grad():
             return retrieval_accuracy(ffn(keys), values)
 

@@ -85,3 +85,16 @@ def test_training_the_up_projection_too_retrieves_more():
     trained = capacity.trained_fraction(32, 32, 64, seed=0)
     assert fixed < 0.95 and trained == 1.0, (fixed, trained)
     assert torch.equal(torch.get_rng_state(), before)
+
+
+def test_adam_steps_follow_torch_optim_adam():
+    keys, values = capacity.random_pairs(20, 6, seed=3)
+    ours, theirs = capacity.seeded_ffn(6, 12, seed=3), capacity.seeded_ffn(6, 12, seed=3)
+    capacity.adam_steps(ours.parameters(), lambda: torch.nn.functional.mse_loss(ours(keys), values), 40, lr=0.03)
+    opt = torch.optim.Adam(theirs.parameters(), lr=0.03)
+    for _ in range(40):
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(theirs(keys), values).backward()
+        opt.step()
+    for p, q in zip(ours.parameters(), theirs.parameters(), strict=True):
+        torch.testing.assert_close(p, q, rtol=0, atol=1e-12)    # the same update, float64 rounding apart
