@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -161,8 +162,20 @@ def test_capacity_prediction():
     assert fb and "512 for d_ff = 512" in fb.message
     fb = checks.check_capacity_guess(128, 512)
     assert not fb and "you predicted 128, the run gives 512" in fb.message
-    assert "Not d_model (32)" in checks.check_capacity_guess(32, 512).message
     assert "is not one of" in checks.check_capacity_guess(500, 512).message
+
+
+@pytest.mark.parametrize(("guess", "words"), [
+    (32, "32 is d_model"),
+    (128, "what the 4x FFN held"),
+    (np.int64(2048), "4 pairs per neuron"),
+    (1024.0, "2 pairs per neuron"),
+    (256, "the run gives 512"),            # a wrong guess with no story of its own: the plain answer
+])
+def test_the_likeliest_wrong_capacities_are_named(guess, words):
+    fb = checks.check_capacity_guess(guess, 512)
+    assert not fb and words in fb.message and "you predicted" in fb.message, fb
+    assert checks.check_capacity_guess(np.int64(512), 512) and checks.check_capacity_guess(512.0, 512)
 
 
 # ---- Exercise 3: a memory trained by gradient descent ---------------------------------------------------

@@ -86,3 +86,15 @@ def test_off_share_prediction():
     assert not fb and "about half of the units" in fb.message
     assert "write a number" in checks.check_off_share("half", 0.5).message
     assert checks.check_off_share(0.45, 1543 / 3072), "a guess within 20% of the share is right"
+
+
+@pytest.mark.parametrize(("guess", "words"), [
+    (50, "so 50% is 0.5. Set my_off_share = 0.5"),                 # a percent for a share
+    (0.1, "0.1 is the 10% rule"),                                   # GELU's rule, asked about ReLU
+    (0.0, "Almost none is what GELU switches off"),                 # GELU's answer at this scale
+    (np.float64(0.25), "about half of the units"),                  # plainly too few: the reason why
+])
+def test_the_likeliest_wrong_shares_are_named(guess, words):
+    fb = checks.check_off_share(guess, 1543 / 3072)
+    assert not fb and words in fb.message, fb
+    assert checks.check_off_share(np.float32(0.5), 1543 / 3072)

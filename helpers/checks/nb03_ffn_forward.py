@@ -16,7 +16,7 @@ from helpers import capacity
 from helpers.checks.core import attempt, correct, outcome, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Mistake, Prediction
-from helpers.checks.show import describe, shape_str
+from helpers.checks.show import describe, plain, shape_str
 from helpers.checks.state import seeded
 from helpers.ffn import FFN
 
@@ -155,16 +155,40 @@ def check_gpt2_mlp(cls):
     return wrong(EX2, said) if said else _conv1d_mlp_check(cls)
 
 
-check_capacity_guess = Prediction(
-    "Exercise 1 (predict the capacity)",
+EX1 = "Exercise 1 (predict the capacity)"
+_capacity_prediction = Prediction(
+    EX1,
     why="Each hidden neuron adds one key (a column of W1) and one value (a row of W2); with d_ff of "
-        "them, the least-squares fit reproduces d_ff arbitrary pairs exactly: 512 for d_ff = 512. "
-        "Not d_model (32), and not more than d_ff: N pairs give N equations per output number, and "
-        "only d_ff unknowns solve them.",
+        "them, the least-squares fit reproduces d_ff arbitrary pairs exactly: 512 for d_ff = 512.",
     choices=(16, 32, 64, 128, 256, 512, 1024, 2048),
     variable="my_capacity_guess",
     fmt="{}",
 )
+_NAMED_GUESSES = {   # the likeliest wrong choices, and what each one mixes up
+    32: "32 is d_model, the length of each key and value; what a memory holds is counted by its hidden "
+        "neurons, d_ff.",
+    128: "128 is what the 4x FFN held (d_ff = 128); the 16x FFN has 512 hidden neurons.",
+    1024: "1024 is 2 pairs per neuron: N pairs make N equations for each output number, and only d_ff "
+          "unknowns can solve them all.",
+    2048: "2048 is 4 pairs per neuron: N pairs make N equations for each output number, and only d_ff "
+          "unknowns can solve them all.",
+}
+
+
+def _whole(guess):
+    """The guess as a whole number when it is one (7, 7.0, numpy's or torch's 7), else None."""
+    value = plain(guess)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return int(value) if value == int(value) else None
+
+
+@referee(EX1)
+def check_capacity_guess(guess, actual):
+    """Exercise 1: the largest N the 16x FFN memorises completely; the likeliest wrong choices are named."""
+    fb = _capacity_prediction(guess, actual)
+    named = _NAMED_GUESSES.get(_whole(guess)) if fb.status == "wrong" else None
+    return wrong(EX1, f"{fb.message} {named}") if named else fb
 
 
 def _memory_case(n_pairs=64, d_model=32, d_ff=128):

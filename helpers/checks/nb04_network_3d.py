@@ -10,16 +10,46 @@ import numpy as np
 
 from helpers import activations, network3d
 from helpers.checks.compare import arrays
+from helpers.checks.core import referee, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.show import plain
 
-check_off_share = Prediction(
-    "Exercise 1 (predict the units ReLU switches off)",
+EX1 = "Exercise 1 (predict the units ReLU switches off)"
+_share_prediction = Prediction(
+    EX1,
     why="Each pre-activation h_j = x @ W1[:, j] sums 768 products of random numbers centred on 0, so "
         "it is negative for about half of the units, and ReLU sets every negative one to exactly 0.",
     rel=0.2,
     variable="my_off_share",
     fmt="{:.2f}",
 )
+
+
+def _number(guess):
+    """The guess as a finite float when it is a number, else None."""
+    value = plain(guess)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        return None
+    return float(value)
+
+
+@referee(EX1)
+def check_off_share(guess, actual):
+    """Exercise 1: the share of hidden units ReLU sets to 0; a percent, the 10% rule and "none" are named."""
+    fb = _share_prediction(guess, actual)
+    value = _number(guess)
+    if fb.status != "wrong" or value is None:
+        return fb
+    if 1 < value <= 100:
+        return wrong(EX1, f"you wrote {value:g}: the question asks for a share between 0 and 1, so {value:g}% "
+                          f"is {value / 100:g}. Set my_off_share = {value / 100:g}, then run this check again.")
+    if abs(value - network3d.NEARLY_OFF) < 0.02:
+        return wrong(EX1, f"{fb.message} 0.1 is the 10% rule, which only GELU's dimmed units need; ReLU's "
+                          "off units are its exact zeros, every unit with h < 0.")
+    if value < 0.05:
+        return wrong(EX1, f"{fb.message} Almost none is what GELU switches off at this scale (section 4); "
+                          "ReLU switches off every unit with h < 0.")
+    return fb
 
 
 def _units(seed, n=200):

@@ -76,7 +76,7 @@ def draw(fig, n_layers, d, activation, view, turn):
 def make():
     controls = {
         "n_layers": IntSlider(value=3, min=2, max=7, description="layers", continuous_update=False),
-        "d": IntSlider(value=4, min=1, max=8, description="d (nodes)", continuous_update=False),
+        "d": IntSlider(value=4, min=1, max=6, description="d (nodes)", continuous_update=False),
         "activation": Dropdown(options=["relu", "gelu", "silu"], value="relu", description="activation"),
         "view": Dropdown(options=list(VIEWS), value="angled", description="view"),
         "turn": FloatSlider(value=0.0, min=-180.0, max=180.0, step=15.0, description="turn (degrees)",
