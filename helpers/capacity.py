@@ -5,11 +5,17 @@ Its up-projection keeps its random initial weights; its down-projection is fitte
 by least squares, the exact minimum of the squared error (one solve, no learning
 rate, same answer every run). A pair counts as *memorised* when the FFN's output
 for its key lies nearer (Euclidean) to its own value than to any other value.
+`trained_fraction` is the comparison: both projections trained by gradient descent.
+
+Every FFN here draws its weights from its own `torch.Generator`: running the
+experiment never moves the learner's global random state.
 """
 
+import math
 from contextlib import contextmanager
 
 import torch
+import torch.nn.functional as F
 
 from helpers import validate
 from helpers.ffn import FFN
@@ -78,13 +84,62 @@ def fit_down_proj(ffn, keys, values):
     return ffn
 
 
+def seeded_ffn(d_model, d_ff, seed=0, activation="gelu"):
+    """A float64 FFN (d_model -> d_ff -> d_model) drawn from its own generator, as nn.Linear draws:
+    every weight and bias uniform in +-1/sqrt(fan-in), the number of inputs each output sums."""
+    gen = torch.Generator().manual_seed(validate.non_negative_int(seed, "seed"))
+    with torch.random.fork_rng(devices=[]):   # FFN's constructor draws from the global generator: put it back
+        ffn = FFN(d_model, d_ff, activation=activation).double()
+    with torch.no_grad():
+        for layer in (ffn.c_fc, ffn.c_proj):
+            bound = 1 / math.sqrt(layer.in_features)
+            layer.weight.uniform_(-bound, bound, generator=gen)
+            layer.bias.uniform_(-bound, bound, generator=gen)
+    return ffn
+
+
 def memorised_fraction(d_model, d_ff, n_pairs, seed=0, activation="gelu"):
     """Fit an FFN (d_model -> d_ff -> d_model) to n_pairs random pairs; return the fraction memorised."""
     keys, values = random_pairs(n_pairs, d_model, seed)
-    torch.manual_seed(seed)
-    ffn = FFN(d_model, d_ff, activation=activation).double()
+    ffn = seeded_ffn(d_model, d_ff, seed, activation)
     with one_thread():
         fit_down_proj(ffn, keys, values)
+        with torch.no_grad():
+            return retrieval_accuracy(ffn(keys), values)
+
+
+def adam_steps(params, loss_fn, steps, lr, betas=(0.9, 0.999), eps=1e-8):
+    """`steps` Adam updates of params (tensors with requires_grad) on loss_fn(); torch.optim.Adam's rule.
+
+    Written out because torch.optim's first use imports torch's compiler, seconds on a laptop, for a
+    loop this small. tests/test_capacity.py checks it against torch.optim.Adam step by step.
+    """
+    params = list(params)
+    m = [torch.zeros_like(p) for p in params]              # running mean of the gradients
+    v = [torch.zeros_like(p) for p in params]              # running mean of their squares
+    for t in range(1, steps + 1):
+        grads = torch.autograd.grad(loss_fn(), params)
+        with torch.no_grad():
+            for p, g, m_p, v_p in zip(params, grads, m, v, strict=True):
+                m_p.mul_(betas[0]).add_(g, alpha=1 - betas[0])
+                v_p.mul_(betas[1]).addcmul_(g, g, value=1 - betas[1])
+                step = lr / (1 - betas[0] ** t)
+                denom = (v_p / (1 - betas[1] ** t)).sqrt_().add_(eps)
+                p.addcdiv_(m_p, denom, value=-step)
+    return params
+
+
+def trained_fraction(d_model, d_ff, n_pairs, seed=0, steps=300, lr=0.03):
+    """Train the whole FFN (up- and down-projection) with Adam on n_pairs random pairs; the fraction retrieved.
+
+    The same pairs and starting weights as memorised_fraction; only the up-projection is no longer fixed.
+    """
+    steps = validate.positive_int(steps, "steps")
+    lr = validate.positive_number(lr, "lr")
+    keys, values = random_pairs(n_pairs, d_model, seed)
+    ffn = seeded_ffn(d_model, d_ff, seed)
+    with one_thread(), torch.enable_grad():
+        adam_steps(ffn.parameters(), lambda: F.mse_loss(ffn(keys), values), steps, lr)  # c_fc learns its keys too
         with torch.no_grad():
             return retrieval_accuracy(ffn(keys), values)
 

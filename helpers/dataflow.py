@@ -1,5 +1,7 @@
 """Data-flow pictures: boxes joined by arrows, with the shape each arrow carries.
 
+`mlp(ax, d_model, d_ff)` draws the plain FFN of notebook 03: x -> up-projection -> activation
+-> down-projection, one box each, with the shape between every two.
 `gated_mlp(ax, d_model, d_ff)` draws the gated MLP (SwiGLU) of notebook 05: x goes to
 gate_proj and up_proj side by side, SiLU on the gate, the entry-by-entry product, then
 down_proj; with fused=True gate and up are one gate_up_proj followed by a split.
@@ -38,6 +40,33 @@ def line(ax, xs, ys):
     ax.plot(xs, ys, color="black", lw=1.2, solid_capstyle="butt")
 
 
+def _output(ax, at, d_model, right, top):
+    """The output's label at `at`, then the picture's frame: its limits, equal aspect, no axes."""
+    ax.text(*at, f"out\n(T, {d_model})", ha="center", va="center", fontsize=10)
+    ax.set_xlim(-0.2, right)
+    ax.set_ylim(0.0, top)
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+
+def mlp(ax, d_model, d_ff, activation="GELU", up="W1", down="W2"):
+    """Draw x -> up-projection -> activation -> down-projection -> out on ax (axes turned off)."""
+    d, m = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
+    for name, text in (("activation", activation), ("up", up), ("down", down)):
+        if not isinstance(text, str) or not text:
+            raise TypeError(f"{name} must be the text of its box, a non-empty string, got {text!r}")
+    y = 0.8
+    ax.text(0.35, y, f"x\n(T, {d})", ha="center", va="center", fontsize=10)
+    arrow(ax, (0.85, y), (1.35, y))
+    box(ax, 2.6, y, f"up-projection\n{up}: {d} -> {m}", COLORS["mlp"], width=2.5)
+    arrow(ax, (3.85, y), (5.05, y), f"h (T, {m})", offset=(0, 0.12))
+    box(ax, 5.75, y, activation, OKABE_ITO["sky_blue"], width=1.4)
+    arrow(ax, (6.45, y), (7.65, y), f"a (T, {m})", offset=(0, 0.12))
+    box(ax, 8.9, y, f"down-projection\n{down}: {m} -> {d}", "white", width=2.5)
+    arrow(ax, (10.15, y), (10.65, y))
+    _output(ax, (11.15, y), d, right=11.8, top=1.7)
+
+
 def gated_mlp(ax, d_model, d_ff, fused=False):
     """Draw x -> gate_proj / up_proj -> SiLU, * -> down_proj -> out on ax (axes turned off)."""
     d, m = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
@@ -69,11 +98,7 @@ def gated_mlp(ax, d_model, d_ff, fused=False):
     arrow(ax, (7.55, mid_y), (8.5, mid_y), f"g * u\n(T, {m})", offset=(0, 0.05))
     box(ax, 9.5, mid_y, f"down_proj\n{m} -> {d}", "white")
     arrow(ax, (10.45, mid_y), (11.1, mid_y))
-    ax.text(11.55, mid_y, f"out\n(T, {d})", ha="center", va="center", fontsize=10)
-    ax.set_xlim(-0.2, 12.1)
-    ax.set_ylim(0.0, 3.3)
-    ax.set_aspect("equal")
-    ax.axis("off")
+    _output(ax, (11.55, mid_y), d, right=12.1, top=3.3)
 
 
 TOKEN_COLORS = [OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish_green"], OKABE_ITO["reddish_purple"]]

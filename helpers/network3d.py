@@ -1,10 +1,14 @@
 """Drawing a layered network with matplotlib: nodes, weighted edges, lit nodes, "off" units.
 
 In 3D (the shape): layer l sits in the plane depth = l * spacing; its nodes form a grid
-in that plane. Flat in 2D (the values): each layer is one column of nodes, so the
-column heights show the 1 : 4 : 1 of d -> 4d -> d. Edges are one line collection per
-weight matrix (one artist, fast to redraw), coloured by the sign of the weight
-(vermillion > 0, blue < 0) and faded by its size.
+in that plane. Face-on in 2D (the sizes): each layer's grid seen from the front, side by
+side at one scale, so the hidden grid shows its 4x the nodes. Flat in 2D (the values):
+each layer is one column of nodes, so the column heights show the 1 : 4 : 1 of
+d -> 4d -> d.
+
+Colour means one thing only: a node's value (blue < 0, white = 0, red > 0). Edges are one
+line collection per weight matrix (one artist, fast to redraw), grey, drawn solid for a
+positive weight and dashed for a negative one, darker and thicker the larger |w| is.
 """
 
 import math
@@ -17,10 +21,11 @@ from matplotlib.lines import Line2D
 from mpl_toolkits.mplot3d.art3d import Line3DCollection
 
 from helpers import validate
-from helpers.plots import NEUTRAL, OKABE_ITO
+from helpers.plots import NEUTRAL
 
-NODE_CMAP = "coolwarm"  # hidden values: blue < 0, white = 0, red > 0
-POSITIVE, NEGATIVE = np.array(to_rgb(OKABE_ITO["vermillion"])), np.array(to_rgb(OKABE_ITO["blue"]))
+NODE_CMAP = "coolwarm"  # node values: blue < 0, white = 0, red > 0; the only colour in these figures
+EDGE_RGB = np.array(to_rgb(NEUTRAL))  # every edge is grey: its sign is its line style
+POSITIVE, NEGATIVE = "solid", (0, (3.0, 2.0))  # line styles: w > 0 solid, w < 0 dashed
 NEARLY_OFF = 0.1  # a unit that passes at most 10% of its pre-activation counts as off
 
 
@@ -71,6 +76,42 @@ def column_positions(sizes, spacing=1.0):
     return positions
 
 
+def face_positions(sizes, gap=2.0):
+    """One (n, 2) array per layer: its grid seen face-on, the layers side by side `gap` apart, one scale."""
+    gap = validate.positive_number(gap, "gap")
+    faces, right = [], -gap
+    for grid in layer_positions(sizes, spacing=1.0):
+        flat = grid[:, 1:].copy()                             # (y, z): the grid in its own plane
+        half = (flat[:, 0].max() - flat[:, 0].min()) / 2
+        flat[:, 0] += right + gap + half                      # its centre, one gap right of the last grid
+        right = flat[:, 0].max()
+        faces.append(flat)
+    return faces
+
+
+def draw_faces(ax, weights, k=None, size=20, fade=0.45, gap=2.0):
+    """The layers of weights [(n0, n1), (n1, n2), ...] face-on, side by side, edges faded; return positions.
+
+    One grid unit is one node spacing in every layer, so a layer with 4x the nodes is twice as wide and
+    twice as tall. Nodes are grey; edges are the k strongest of each matrix (all when k is None).
+    """
+    if not isinstance(weights, (tuple, list)) or not weights:
+        raise TypeError(f"weights must be a list of weight matrices (n_in, n_out), got {type(weights).__name__}")
+    for i, W in enumerate(weights):
+        validate.ndim(W, f"weights[{i}]", 2)
+    sizes = [weights[0].shape[0]] + [W.shape[1] for W in weights]
+    positions = face_positions(sizes, gap=gap)
+    for i, W in enumerate(weights):
+        draw_edges(ax, positions[i], positions[i + 1], W, k=k, linewidth=0.7, fade=fade)
+    for pos in positions:
+        draw_nodes(ax, pos, size=size)
+    ax.set_aspect("equal")
+    ax.set_xticks([p[:, 0].mean() for p in positions])
+    ax.set_yticks([])
+    ax.grid(False)
+    return positions
+
+
 def strongest_edges(W, k):
     """(rows, cols) of the k entries of W (n_in, n_out) with the largest |weight|."""
     validate.ndim(W, "W", 2)
@@ -80,22 +121,33 @@ def strongest_edges(W, k):
     return np.unravel_index(flat, W.shape)
 
 
-def edge_colors(w, w_max=None):
-    """RGBA per weight: vermillion for positive, blue for negative, alpha growing with |w|."""
+def _strength(w, w_max=None):
     w = np.asarray(w, dtype=float)
     w_max = np.abs(w).max() if w_max is None else w_max
-    strength = np.abs(w) / (w_max if w_max > 0 else 1.0)
-    rgb = np.where((w >= 0)[:, None], POSITIVE, NEGATIVE)
-    return np.column_stack([rgb, 0.1 + 0.8 * strength])
+    return np.abs(w) / (w_max if w_max > 0 else 1.0)
+
+
+def edge_colors(w, w_max=None, fade=1.0):
+    """RGBA per weight: grey whatever the sign, alpha growing with |w| (times `fade`, for a faded view)."""
+    strength = _strength(w, w_max)
+    return np.column_stack([np.tile(EDGE_RGB, (len(strength), 1)), fade * (0.15 + 0.75 * strength)])
+
+
+def edge_styles(w):
+    """A line style per weight: solid where w >= 0, dashed where w < 0."""
+    return [POSITIVE if v >= 0 else NEGATIVE for v in np.asarray(w, dtype=float)]
+
+
+OFF_MARK = {"marker": "x", "color": "black", "linewidths": 2.0}
 
 
 def key(off=False):
-    """Legend entries [(handle, label)]: the two edge colours and, with off=True, the off mark."""
+    """Legend entries [(handle, label)]: the two edge styles and, with off=True, the off mark."""
     off = validate.boolean(off, "off")
-    entries = [(Line2D([], [], color=POSITIVE, lw=2), "weight > 0"),
-               (Line2D([], [], color=NEGATIVE, lw=2), "weight < 0")]
+    entries = [(Line2D([], [], color=NEUTRAL, lw=2, ls=POSITIVE), "weight > 0"),
+               (Line2D([], [], color=NEUTRAL, lw=2, ls=NEGATIVE), "weight < 0")]
     if off:
-        entries.append((Line2D([], [], marker="x", color="black", ls="", mew=1.2),
+        entries.append((Line2D([], [], marker="x", color="black", ls="", mew=2.0, markersize=8),
                         f"off: passes at most {NEARLY_OFF:.0%} of its input"))
     return entries
 
@@ -108,16 +160,25 @@ def _segments(from_pos, to_pos, W, k):
         raise ValueError(f"W has shape {W.shape}; expected ({len(from_pos)}, {len(to_pos)}) "
                          "= (nodes in this layer, nodes in the next)")
     rows, cols = strongest_edges(W, k) if k else np.indices(W.shape).reshape(2, -1)
-    return np.stack([from_pos[rows], to_pos[cols]], axis=1), edge_colors(W[rows, cols])  # (edges, 2, dim)
+    return np.stack([from_pos[rows], to_pos[cols]], axis=1), W[rows, cols]  # (edges, 2, dim), (edges,)
 
 
-def draw_edges(ax, from_pos, to_pos, W, k=None, linewidth=0.8):
-    """Draw W's edges (all, or the k strongest) from one layer to the next; return how many."""
-    segments, colors = _segments(from_pos, to_pos, W, k)
+def draw_edges(ax, from_pos, to_pos, W, k=None, linewidth=0.8, fade=1.0):
+    """Draw W's edges (all, or the k strongest) from one layer to the next; return how many.
+
+    Grey lines, solid for w > 0 and dashed for w < 0, darker and wider for larger |w|;
+    fade (0 to 1] scales their opacity, for a view where the nodes matter more.
+    """
+    linewidth = validate.positive_number(linewidth, "linewidth")
+    if not 0 < validate.positive_number(fade, "fade") <= 1:
+        raise ValueError(f"fade must be an opacity factor in (0, 1], got {fade!r}")
+    segments, w = _segments(from_pos, to_pos, W, k)
+    style = {"colors": edge_colors(w, fade=fade), "linestyles": edge_styles(w),
+             "linewidths": linewidth * (0.6 + 0.8 * _strength(w))}
     if segments.shape[-1] == 3:
-        ax.add_collection3d(Line3DCollection(segments, colors=colors, linewidths=linewidth))
+        ax.add_collection3d(Line3DCollection(segments, **style))
     else:
-        ax.add_collection(LineCollection(segments, colors=colors, linewidths=linewidth, zorder=1))
+        ax.add_collection(LineCollection(segments, zorder=1, **style))
     return len(segments)
 
 
@@ -148,7 +209,7 @@ def mark_off(ax, pos, off, size=30):
         raise ValueError(f"off has shape {off.shape}; expected ({len(pos)},), one True/False per node")
     if off.any():
         kwargs = {"depthshade": False} if pos.shape[1] == 3 else {"zorder": 3}
-        ax.scatter(*pos[off].T, marker="x", s=size, color="black", linewidths=1.2, **kwargs)
+        ax.scatter(*pos[off].T, s=1.6 * size, **OFF_MARK, **kwargs)   # larger than the node: it shows
     return int(off.sum())
 
 
@@ -176,6 +237,23 @@ def draw_columns(ax, weights, hidden, off=None, k=None, vmax=None, size=20, spac
     ax.set_yticks([])
     ax.grid(False)
     return lit
+
+
+def project(points, elev=20.0, azim=-60.0):
+    """(screen (n, 2), depth (n,)) of 3D points (n, 3) seen from elev, azim (degrees), as view_init sees them.
+
+    An orthographic view, with no perspective: sizes along the screen stay comparable. Larger depth is
+    nearer the viewer, so drawing in order of depth paints near nodes over far ones.
+    """
+    points = validate.as_array(points, "points")
+    if points.ndim != 2 or points.shape[1] != 3:
+        raise ValueError(f"points must have shape (n, 3), one (x, y, z) per row, got {points.shape}")
+    e = np.radians(validate.real_number(elev, "elev"))
+    a = np.radians(validate.real_number(azim, "azim"))
+    toward_eye = np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
+    right = np.array([-np.sin(a), np.cos(a), 0.0])
+    up = np.cross(toward_eye, right)
+    return points @ np.column_stack([right, up]), points @ toward_eye
 
 
 def frame(ax, positions, title, elev=20.0, azim=-60.0):

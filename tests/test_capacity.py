@@ -57,3 +57,44 @@ def test_capacity_is_the_largest_fully_recalled_size():
     assert capacity.capacity([16, 32], [0.5, 0.2]) == 0
     with pytest.raises(ValueError):
         capacity.capacity([16, 32], [1.0])
+
+
+def test_seeded_ffn_draws_from_its_own_generator():
+    before = torch.get_rng_state()
+    a, b = capacity.seeded_ffn(6, 12, seed=4), capacity.seeded_ffn(6, 12, seed=4)
+    assert torch.equal(torch.get_rng_state(), before), "the global generator is neither drawn from nor reseeded"
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+    assert not torch.equal(a.c_fc.weight, capacity.seeded_ffn(6, 12, seed=5).c_fc.weight)
+    assert a.c_fc.weight.dtype == torch.float64
+    for layer in (a.c_fc, a.c_proj):                     # nn.Linear's range: +-1/sqrt(fan-in)
+        bound = 1 / np.sqrt(layer.in_features)
+        assert layer.weight.abs().max() <= bound and layer.bias.abs().max() <= bound
+        assert layer.weight.abs().max() > 0.8 * bound    # the whole range is used, not a narrower one
+
+
+def test_memorised_fraction_leaves_the_global_generator_alone():
+    before = torch.get_rng_state()
+    assert capacity.memorised_fraction(16, 32, 32, seed=3) == 1.0
+    assert torch.equal(torch.get_rng_state(), before)
+
+
+def test_training_the_up_projection_too_retrieves_more():
+    """At 2 pairs per neuron a fixed W1 loses pairs; trained keys hold them all (notebook 03, section 6)."""
+    before = torch.get_rng_state()
+    fixed = capacity.memorised_fraction(32, 32, 64, seed=0)
+    trained = capacity.trained_fraction(32, 32, 64, seed=0)
+    assert fixed < 0.95 and trained == 1.0, (fixed, trained)
+    assert torch.equal(torch.get_rng_state(), before)
+
+
+def test_adam_steps_follow_torch_optim_adam():
+    keys, values = capacity.random_pairs(20, 6, seed=3)
+    ours, theirs = capacity.seeded_ffn(6, 12, seed=3), capacity.seeded_ffn(6, 12, seed=3)
+    capacity.adam_steps(ours.parameters(), lambda: torch.nn.functional.mse_loss(ours(keys), values), 40, lr=0.03)
+    opt = torch.optim.Adam(theirs.parameters(), lr=0.03)
+    for _ in range(40):
+        opt.zero_grad()
+        torch.nn.functional.mse_loss(theirs(keys), values).backward()
+        opt.step()
+    for p, q in zip(ours.parameters(), theirs.parameters(), strict=True):
+        torch.testing.assert_close(p, q, rtol=0, atol=1e-12)    # the same update, float64 rounding apart

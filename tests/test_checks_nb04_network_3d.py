@@ -34,11 +34,15 @@ def test_switched_off_accepts_the_rule_and_names_mistakes():
     fb = checks.check_switched_off(switched_off)
     assert fb and str(fb).startswith("[correct] Exercise 2")
     assert checks.check_switched_off(lambda h, a, keep=0.1: a / h <= keep)   # the share passed, written out
+    assert checks.check_switched_off(lambda h, a, keep=0.1: np.abs(a) < keep * np.abs(h))   # strict: same units
+    assert checks.check_switched_off(lambda h, a, keep=0.1: (np.abs(a) <= keep * np.abs(h)).astype(int))
     cases = [
         (lambda h, a, keep=0.1: a == 0, "only the exact zeros"),
         (lambda h, a, keep=0.1: h < 0, "every negative pre-activation"),
         (lambda h, a, keep=0.1: a < 0, "negative outputs: ReLU has none"),
         (lambda h, a, keep=0.1: np.abs(a) < keep, "compared |a| with keep itself"),
+        (lambda h, a, keep=0.1: a <= keep * h, "without absolute values on both sides"),
+        (lambda h, a, keep=0.1: np.abs(a) <= keep * h, "take the absolute value of h too"),
         (lambda h, a, keep=0.1: ~switched_off(h, a, keep), "True for the units that are on"),
         (lambda h, a, keep=0.1: switched_off(h, a), "use the argument keep"),
         (lambda h, a, keep=0.1: int(switched_off(h, a, keep).sum()), "you returned one number"),
@@ -57,12 +61,18 @@ def off_rate(X, W1, b1, activation):
 def test_off_rate():
     fb = checks.check_off_rate(off_rate)
     assert fb and "dead unit" in fb.message
+
+    def by_loop(X, W1, b1, act):
+        return np.array([off_rate(X[t:t + 1], W1, b1, act) for t in range(len(X))]).mean(axis=0)
+
+    assert checks.check_off_rate(by_loop), "one token at a time, then the mean, is right too"
     cases = [
         (lambda X, W1, b1, act: switched_off(X @ W1 + b1, get(act)(X @ W1 + b1)).mean(axis=1), "one number per token"),
         (lambda X, W1, b1, act: off_rate(X, W1, b1, act) * len(X), "you counted the tokens"),
         (lambda X, W1, b1, act: 1 - off_rate(X, W1, b1, act), "how often each unit is on"),
         (lambda X, W1, b1, act: off_rate(X, W1, 0, act), "leave out the bias"),
         (lambda X, W1, b1, act: (X @ W1 + b1 < 0).mean(axis=0), "with GELU you counted the negative"),
+        (lambda X, W1, b1, act: off_rate(X, W1, b1, "relu"), "ReLU's rule"),       # ReLU for both
     ]
     for answer, words in cases:
         fb = checks.check_off_rate(answer)
@@ -75,3 +85,16 @@ def test_off_share_prediction():
     fb = checks.check_off_share(0.1, 1543 / 3072)
     assert not fb and "about half of the units" in fb.message
     assert "write a number" in checks.check_off_share("half", 0.5).message
+    assert checks.check_off_share(0.45, 1543 / 3072), "a guess within 20% of the share is right"
+
+
+@pytest.mark.parametrize(("guess", "words"), [
+    (50, "so 50% is 0.5. Set my_off_share = 0.5"),                 # a percent for a share
+    (0.1, "0.1 is the 10% rule"),                                   # GELU's rule, asked about ReLU
+    (0.0, "Almost none is what GELU switches off"),                 # GELU's answer at this scale
+    (np.float64(0.25), "about half of the units"),                  # plainly too few: the reason why
+])
+def test_the_likeliest_wrong_shares_are_named(guess, words):
+    fb = checks.check_off_share(guess, 1543 / 3072)
+    assert not fb and words in fb.message, fb
+    assert checks.check_off_share(np.float32(0.5), 1543 / 3072)

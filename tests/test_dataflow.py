@@ -53,3 +53,16 @@ def test_key_value_pictures_name_keys_values_and_the_edit():
     assert "'france'" in edit and "says paris" in edit and "says rome" in edit and "unchanged" in edit
     assert plots.problems(fig) == []
     plt.close(fig)
+
+
+def test_mlp_draws_up_activation_down_with_every_shape():
+    fig, ax = plt.subplots(figsize=(9.0, 1.7))
+    dataflow.mlp(ax, d_model=512, d_ff=2048, activation="ReLU", up="W1", down="W2")
+    ax.set_title("a title")
+    texts = [t.get_text() for t in ax.texts]
+    boxes = ["up-projection\nW1: 512 -> 2048", "ReLU", "down-projection\nW2: 2048 -> 512"]
+    assert [t for t in texts if t in boxes] == boxes                       # in data-flow order
+    assert texts[0] == "x\n(T, 512)" and texts[-1] == "out\n(T, 512)"
+    assert {"h (T, 2048)", "a (T, 2048)"} <= set(texts)
+    assert len(ax.patches) == 3 and not ax.axison and plots.problems(fig) == []
+    plt.close(fig)

@@ -10,16 +10,46 @@ import numpy as np
 
 from helpers import activations, network3d
 from helpers.checks.compare import arrays
+from helpers.checks.core import referee, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.show import plain
 
-check_off_share = Prediction(
-    "Exercise 1 (predict the units ReLU switches off)",
+EX1 = "Exercise 1 (predict the units ReLU switches off)"
+_share_prediction = Prediction(
+    EX1,
     why="Each pre-activation h_j = x @ W1[:, j] sums 768 products of random numbers centred on 0, so "
         "it is negative for about half of the units, and ReLU sets every negative one to exactly 0.",
     rel=0.2,
     variable="my_off_share",
     fmt="{:.2f}",
 )
+
+
+def _number(guess):
+    """The guess as a finite float when it is a number, else None."""
+    value = plain(guess)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        return None
+    return float(value)
+
+
+@referee(EX1)
+def check_off_share(guess, actual):
+    """Exercise 1: the share of hidden units ReLU sets to 0; a percent, the 10% rule and "none" are named."""
+    fb = _share_prediction(guess, actual)
+    value = _number(guess)
+    if fb.status != "wrong" or value is None:
+        return fb
+    if 1 < value <= 100:
+        return wrong(EX1, f"you wrote {value:g}: the question asks for a share between 0 and 1, so {value:g}% "
+                          f"is {value / 100:g}. Set my_off_share = {value / 100:g}, then run this check again.")
+    if abs(value - network3d.NEARLY_OFF) < 0.02:
+        return wrong(EX1, f"{fb.message} 0.1 is the 10% rule, which only GELU's dimmed units need; ReLU's "
+                          "off units are its exact zeros, every unit with h < 0.")
+    if value < 0.05:
+        return wrong(EX1, f"{fb.message} Almost none is what GELU switches off at this scale (section 4); "
+                          "ReLU switches off every unit with h < 0.")
+    return fb
 
 
 def _units(seed, n=200):
@@ -29,8 +59,11 @@ def _units(seed, n=200):
 
 
 def _cases():
+    """Both activations side by side first (the same 200 units through ReLU, then through GELU: one rule
+    must serve both, and each typical mistake marks a different set there), then each on its own."""
     h, a_relu, a_gelu = _units(4)
-    return [(h, a_relu, 0.1), (h, a_gelu, 0.1), (h, a_gelu, 0.3)]
+    both = (np.concatenate([h, h]), np.concatenate([a_relu, a_gelu]), 0.1)
+    return [both, (h, a_relu, 0.1), (h, a_gelu, 0.1), (h, a_gelu, 0.3)]
 
 
 check_switched_off = Check(
@@ -53,6 +86,10 @@ check_switched_off = Check(
                 answer=lambda h, a, keep: a < 0),
         Mistake("you compared |a| with keep itself; off means a small share of the unit's own input: "
                 "compare |a| with keep * |h|.", answer=lambda h, a, keep: np.abs(a) <= keep),
+        Mistake("without absolute values on both sides the test flips for a negative h (keep * h is "
+                "negative too): compare |a| with keep * |h|.", answer=lambda h, a, keep: a <= keep * h),
+        Mistake("keep * h is negative wherever h is, so no negative unit can pass that test: take the "
+                "absolute value of h too, |a| <= keep * |h|.", answer=lambda h, a, keep: np.abs(a) <= keep * h),
         Mistake("your mask is True for the units that are on; return True for the off ones.",
                 answer=lambda h, a, keep: np.abs(a) > keep * np.abs(h)),
         Mistake("{call} gives the mask for keep=0.1: use the argument keep, not a fixed 10%.",
@@ -90,8 +127,9 @@ check_off_rate = Check(
                 answer=lambda X, W1, b1, act: 1 - _off_rate(X, W1, b1, act)),
         Mistake("your rates leave out the bias b1: the pre-activation is X @ W1 + b1.",
                 answer=lambda X, W1, b1, act: _off_rate(X, W1, 0 * b1, act)),
-        Mistake("with GELU you counted the negative pre-activations; a GELU unit is off only when it "
-                "passes under 10% of its input (use switched_off).",
+        Mistake("with GELU you counted the negative pre-activations, ReLU's rule; a GELU unit is off only "
+                "when it passes under 10% of its input: use switched_off with the activation the argument "
+                "names, helpers.activations.get(activation).",
                 answer=lambda X, W1, b1, act: (X @ W1 + b1 < 0).mean(axis=0)),
     ],
     success="each unit is off for some tokens and on for others; only a unit whose bias pushes every "
