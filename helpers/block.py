@@ -1,8 +1,11 @@
-"""The Transformer block: norms, the pre-LN block of GPT-2, the post-LN block, and the parallel block.
+"""The Transformer block: norms, the pre-LN block of GPT-2, the post-LN block, the parallel block, Llama's.
 
     Block:          x = x + attn(ln_1(x));  x = x + mlp(ln_2(x))     (GPT-2: norm inside each branch)
     PostLNBlock:    x = ln_1(x + attn(x));  x = ln_2(x + mlp(x))     (the original Transformer: add, then norm)
     ParallelBlock:  x = x + attn(ln(x)) + mlp(ln(x))                 (GPT-J, PaLM)
+    LlamaBlock:     x = x + self_attn(input_layernorm(x));  x = x + mlp(post_attention_layernorm(x))
+                    (pre-norm too: RMSNorm, RoPE attention, the SwiGLU MLP; Hugging Face's LlamaDecoderLayer)
+    LlamaStack:     n_layers LlamaBlocks, then a final RMSNorm (LlamaModel without its embedding)
 
 mlp="gelu_tanh" gives GPT-2's own MLP (its "gelu_new", the tanh approximation): a Block built
 so, with GPT-2's weights, computes what Hugging Face's GPT2Block computes.
@@ -12,9 +15,9 @@ import torch
 from torch import nn
 
 from helpers import validate
-from helpers.attention import CausalSelfAttention
+from helpers.attention import CausalSelfAttention, LlamaAttention
 from helpers.ffn import FFN
-from helpers.gated import GatedMLP
+from helpers.gated import GatedMLP, llama_d_ff
 
 
 class RMSNorm(nn.Module):
@@ -101,3 +104,41 @@ class ParallelBlock(nn.Module):
         validate.model_input(x, self.d_model, type(self).__name__, self.attn.c_attn.weight, dims=3)
         h = self.ln(x)
         return x + self.attn(h) + self.mlp(h)
+
+
+class LlamaBlock(nn.Module):
+    """Llama's pre-norm block with Hugging Face's names (LlamaDecoderLayer). x: (B, T, d_model).
+
+    d_ff None means Llama's rule, helpers.gated.llama_d_ff(d_model); no biases anywhere.
+    """
+
+    def __init__(self, d_model, n_head, d_ff=None, n_kv_head=None, eps=1e-6):
+        super().__init__()
+        d_model = validate.positive_int(d_model, "d_model")
+        d_ff = llama_d_ff(d_model) if d_ff is None else validate.positive_int(d_ff, "d_ff")
+        self.d_model = d_model
+        self.input_layernorm = RMSNorm(d_model, eps)
+        self.self_attn = LlamaAttention(d_model, n_head, n_kv_head)
+        self.post_attention_layernorm = RMSNorm(d_model, eps)
+        self.mlp = GatedMLP(d_model, d_ff)    # gate_proj, up_proj, down_proj (notebook 05)
+
+    def forward(self, x):
+        validate.model_input(x, self.d_model, type(self).__name__, self.self_attn.q_proj.weight, dims=3)
+        x = x + self.self_attn(self.input_layernorm(x))
+        x = x + self.mlp(self.post_attention_layernorm(x))
+        return x
+
+
+class LlamaStack(nn.Module):
+    """n_layers LlamaBlocks in `layers`, then the final RMSNorm `norm`. x: (B, T, d_model)."""
+
+    def __init__(self, d_model, n_head, d_ff=None, n_layers=2, n_kv_head=None, eps=1e-6):
+        super().__init__()
+        n_layers = validate.positive_int(n_layers, "n_layers")
+        self.layers = nn.ModuleList(LlamaBlock(d_model, n_head, d_ff, n_kv_head, eps) for _ in range(n_layers))
+        self.norm = RMSNorm(self.layers[0].d_model, eps)   # the stream is never normalised inside: once here
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.norm(x)

@@ -2,35 +2,45 @@
 
 import math
 
+import numpy as np
+import pytest
 import torch
 from torch import nn
 
+from helpers.attention import CausalSelfAttention
 from helpers.checks import nb07_position_wise as checks
 
 
 def make_attention(scale="d_head", mask="causal", dim=-1, heads=True, project=True, bias=True,
-                   names=("c_attn", "c_proj"), mask_buffer=False):
+                   names=("c_attn", "c_proj"), mask_buffer=False, split="transpose", merge="transpose"):
     class SelfAttention(nn.Module):
         def __init__(self, d_model, n_head):
             super().__init__()
             self.n_head = n_head if heads else 1
             setattr(self, names[0], nn.Linear(d_model, 3 * d_model, bias=bias))
             setattr(self, names[1], nn.Linear(d_model, d_model, bias=bias))
-            if mask_buffer:   # nanoGPT's persistent "bias" buffer: a buffer, not a parameter
-                self.register_buffer("bias", torch.ones(8, 8).tril())
+            if mask_buffer:   # nanoGPT's persistent "bias" buffer, (1, 1, block_size, block_size): not a parameter
+                self.register_buffer("bias", torch.tril(torch.ones(8, 8)).view(1, 1, 8, 8))
 
         def forward(self, x):
             B, T, C = x.shape
             nh, hs = self.n_head, C // self.n_head
             q, k, v = getattr(self, names[0])(x).split(C, dim=2)
-            q, k, v = (t.view(B, T, nh, hs).transpose(1, 2) for t in (q, k, v))
+            if split == "transpose":
+                q, k, v = (t.view(B, T, nh, hs).transpose(1, 2) for t in (q, k, v))
+            elif split == "reshape":          # no transpose: (B, T, C) read as (B, nh, T, hs)
+                q, k, v = (t.reshape(B, nh, T, hs) for t in (q, k, v))
+            else:                             # .view on the split's non-contiguous slices: torch refuses
+                q, k, v = (t.view(B, nh, T, hs) for t in (q, k, v))
             scores = q @ k.transpose(-2, -1)
             if scale == "d_head":
                 scores = scores / math.sqrt(hs)
             elif scale == "d_model":
                 scores = scores / math.sqrt(C)
             future = torch.ones(T, T, dtype=torch.bool).triu(1)
-            if mask == "causal":
+            if mask_buffer:
+                scores = scores.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+            elif mask == "causal":
                 scores = scores.masked_fill(future, float("-inf"))
             elif mask == "zero":
                 scores = scores.masked_fill(future, 0.0)
@@ -38,11 +48,32 @@ def make_attention(scale="d_head", mask="causal", dim=-1, heads=True, project=Tr
                 scores = scores.masked_fill(future.T, float("-inf"))
             elif mask == "diagonal too":
                 scores = scores.masked_fill(~future, float("-inf"))
-            y = torch.softmax(scores, dim=dim) @ v
-            y = y.transpose(1, 2).reshape(B, T, C)
+            weights = torch.softmax(scores, dim=dim)
+            if mask == "after softmax":
+                weights = weights.masked_fill(future, 0.0)
+            elif mask == "-inf after softmax":
+                weights = weights.masked_fill(future, float("-inf"))
+            y = weights @ v
+            y = y.transpose(1, 2).reshape(B, T, C) if merge == "transpose" else y.reshape(B, T, C)
             return getattr(self, names[1])(y) if project else y
 
     return SelfAttention
+
+
+class SdpaAttention(nn.Module):
+    """A right answer written with torch's fused attention."""
+
+    def __init__(self, d_model, n_head):
+        super().__init__()
+        self.n_head = n_head
+        self.c_attn = nn.Linear(d_model, 3 * d_model)
+        self.c_proj = nn.Linear(d_model, d_model)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in self.c_attn(x).split(C, 2))
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
 
 
 class Stub(nn.Module):
@@ -64,8 +95,20 @@ def test_the_untouched_stubs_are_not_attempted():
 def test_a_nanogpt_attention_is_correct():
     fb = checks.check_attention(make_attention())
     assert fb and str(fb).startswith("[correct] Exercise 3")
-    fb = checks.check_attention(make_attention(mask_buffer=True))   # nanoGPT's mask, a buffer named bias
+    fb = checks.check_attention(make_attention(mask_buffer=True))   # nanoGPT's mask, a buffer named bias, used
     assert fb, fb
+    fb = checks.check_attention(SdpaAttention)                      # torch's fused attention, is_causal=True
+    assert fb, fb
+
+
+def test_the_reference_and_its_subclasses_are_refused():
+    class Mine(CausalSelfAttention):
+        pass
+
+    fb = checks.check_attention(CausalSelfAttention)
+    assert not fb and "that is the reference, helpers.attention.CausalSelfAttention, itself" in fb.message, fb
+    fb = checks.check_attention(Mine)
+    assert not fb and "your class subclasses the reference CausalSelfAttention" in fb.message, fb
 
 
 def test_attention_mistakes_are_named():
@@ -79,6 +122,12 @@ def test_attention_mistakes_are_named():
         (make_attention(mask="diagonal too"), "holds NaN"),
         (make_attention(dim=-2), "down the columns"),
         (make_attention(project=False), "output projection is missing"),
+        (make_attention(mask="after softmax"), "masked after the softmax: zeroing"),
+        (make_attention(mask="-inf after softmax"), "masked after the softmax, with -inf"),
+        (make_attention(split="reshape", merge="reshape"), "heads were made without the transpose"),
+        (make_attention(split="reshape"), "heads were made without the transpose"),
+        (make_attention(merge="reshape"), "put back without the transpose"),
+        (make_attention(split="view"), "raised RuntimeError"),
         (make_attention(bias=False), "did you pass bias=False"),
         (make_attention(names=("qkv", "out")), "name your layers the same"),
     ]
@@ -117,3 +166,22 @@ def test_predictions():
     assert checks.check_linearity_guess("linear in V only", "linear in V only")
     fb = checks.check_linearity_guess("linear in V and in X", "linear in V only")
     assert not fb and "not linear" in fb.message
+    assert fb.message.startswith("The softmax acts on X's scores"), fb.message
+
+
+NAMED_GUESSES = [
+    (checks.check_token3_inputs, [1, 2, 3, 4, 5, 6], [1, 2, 3], "That is attention without a mask"),
+    (checks.check_token3_inputs, np.arange(1, 7), [1, 2, 3], "That is attention without a mask"),
+    (checks.check_token3_inputs, [3], [1, 2, 3], "That is the MLP's answer"),
+    (checks.check_token3_inputs, (3, 4, 5, 6), [1, 2, 3], "That is the mask upside down"),
+    (checks.check_linearity_guess, "linear in neither", "linear in V only", "The softmax never touches V"),
+    (checks.check_linearity_guess, " Linear in X only", "linear in V only", "The softmax never touches V"),
+    (checks.check_linearity_guess, "linear in V and in X", "linear in V only", "The softmax acts on X"),
+]
+
+
+@pytest.mark.parametrize(("check", "guess", "actual", "words"), NAMED_GUESSES)
+def test_the_likeliest_wrong_guesses_are_named(check, guess, actual, words):
+    fb = check(guess, actual)
+    assert not fb and fb.message.startswith(words) and "you predicted" in fb.message, fb
+    assert check(actual, actual), "the right guess is still right"

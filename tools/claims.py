@@ -108,6 +108,8 @@ CLAIMS = [
     C(1, "06", 'moe-mlp-share',
       'MoE models (Mixtral, DeepSeek) keep most parameters in the MLP: 93-98% of all, 54-88% of those one token uses (DeepSeek-V3: 98% and 64%), against 46-78% in dense models'),
     # notebook 07
+    C(1, "07", 'mlp-input',
+      "the MLP's input is attention's output after W^O (not Q, K or V); in GPT-2's pre-LN code, ln_2(x + attn(ln_1(x)))"),
     C(2, "07", 'token-dependencies',
       "token 3's output uses tokens 1, 2, 3 in (causal) attention and only token 3 in the MLP"),
     C(1, "07", 'attention-weighted-average',

@@ -12,6 +12,7 @@ import torch
 
 from helpers.attention import CausalSelfAttention, causal_mask
 from helpers.checks.compare import arrays
+from helpers.checks.core import WRONG, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.state import seeded
@@ -25,25 +26,51 @@ def _reference(seed=7):
         return CausalSelfAttention(D_MODEL, N_HEAD).double()
 
 
-def _attention_with(scale="d_head", mask="causal", dim=-1, n_head=None, project=True):
-    """The output a typical mistake gives: (reference, x) -> (B, T, d_model)."""
+def _attention_with(scale="d_head", mask="causal", dim=-1, n_head=None, project=True, split="transpose",
+                    merge="transpose"):
+    """The output a typical mistake gives: (reference, x) -> (B, T, d_model).
+
+    split / merge: "transpose" (right), or "view" for heads made (or put back) without the transpose.
+    mask: "causal", "zero", "none", "upside-down", or "after softmax" (weights zeroed after the softmax).
+    """
     def answer(ref, x):
         B, T, C = x.shape
         nh = n_head or ref.n_head
-        q, k, v = (t.view(B, T, nh, C // nh).transpose(1, 2) for t in ref.c_attn(x).split(C, dim=2))
-        scores = q @ k.transpose(-2, -1) * {"d_head": 1 / math.sqrt(C // nh), "d_model": 1 / math.sqrt(C),
+        hs = C // nh
+        if split == "transpose":
+            q, k, v = (t.view(B, T, nh, hs).transpose(1, 2) for t in ref.c_attn(x).split(C, dim=2))
+        else:   # (B, T, C) read straight as (B, nh, T, hs): each "head" holds pieces of other tokens
+            q, k, v = (t.reshape(B, nh, T, hs) for t in ref.c_attn(x).split(C, dim=2))
+        scores = q @ k.transpose(-2, -1) * {"d_head": 1 / math.sqrt(hs), "d_model": 1 / math.sqrt(C),
                                             "none": 1.0}[scale]
         allowed = causal_mask(T)
-        hidden = {"causal": ~allowed, "zero": ~allowed, "none": torch.zeros_like(allowed),
-                  "upside-down": ~allowed.T}[mask]
-        scores = scores.masked_fill(hidden, 0.0 if mask == "zero" else float("-inf"))
-        y = (torch.softmax(scores, dim=dim) @ v).transpose(1, 2).reshape(B, T, C)
+        if mask == "after softmax":
+            weights = torch.softmax(scores, dim=dim).masked_fill(~allowed, 0.0)
+        else:
+            hidden = {"causal": ~allowed, "zero": ~allowed, "none": torch.zeros_like(allowed),
+                      "upside-down": ~allowed.T}[mask]
+            weights = torch.softmax(scores.masked_fill(hidden, 0.0 if mask == "zero" else float("-inf")), dim=dim)
+        y = weights @ v                                                        # (B, nh, T, hs)
+        y = y.transpose(1, 2).reshape(B, T, C) if merge == "transpose" else y.reshape(B, T, C)
         return ref.c_proj(y) if project else y
     return answer
 
 
+def _infinite_but_last_row(got, ref, x):
+    """-inf put into the weights after the softmax: every token but the last reads a -inf weight."""
+    finite = torch.isfinite(torch.as_tensor(got)).all(dim=-1)          # (B, T)
+    return bool((~finite[:, :-1]).all() and finite[:, -1].all())
+
+
+_NO_TRANSPOSE = ("your heads were made without the transpose: q.reshape(B, n_head, T, d_head) reads one "
+                 "token's numbers as if they belonged to several tokens. View q as (B, T, n_head, d_head), then "
+                 ".transpose(1, 2) to (B, n_head, T, d_head).")
+
 # Each typical mistake, as the output it gives with the reference's weights, and the sentence that names it.
 _ATTENTION_MISTAKES = [
+    Mistake("you masked after the softmax, with -inf: the weights themselves then hold -inf. Fill the scores "
+            "with -inf before the softmax, so that the softmax turns them into weights of exactly 0.",
+            when=_infinite_but_last_row),
     Mistake("your output holds NaN: a whole row of scores is -inf, so some token sees nothing at all. "
             "Hide exactly the future (j > i); every token must at least see itself.",
             when=lambda got, ref, x: bool(torch.isnan(got).any())),
@@ -62,6 +89,14 @@ _ATTENTION_MISTAKES = [
             "(above the diagonal), keep j <= i.", answer=_attention_with(mask="upside-down")),
     Mistake("the softmax runs down the columns (dim=-2): each token's weights over the keys it "
             "reads must sum to 1, so take it over the last dimension.", answer=_attention_with(dim=-2)),
+    Mistake("you masked after the softmax: zeroing the future's weights leaves each row summing to less than 1. "
+            "Fill the scores with -inf before the softmax; it then gives the future exactly 0 and the rest "
+            "sums to 1.", answer=_attention_with(mask="after softmax")),
+    Mistake(_NO_TRANSPOSE, answer=_attention_with(split="view", merge="view")),
+    Mistake(_NO_TRANSPOSE, answer=_attention_with(split="view")),
+    Mistake("the heads are put back without the transpose: y is (B, n_head, T, d_head), so "
+            "y.reshape(B, T, d_model) mixes tokens. Write y.transpose(1, 2).reshape(B, T, d_model).",
+            answer=_attention_with(merge="view")),
     Mistake("the output projection is missing: the weighted sum of V goes through c_proj (W^O) "
             "before it leaves attention.", answer=_attention_with(project=False)),
 ]
@@ -108,10 +143,30 @@ check_window_mask = Check(
 )
 
 
-def check_token3_inputs(guess, actual):
-    """Exercise 1: the input tokens (1-based) that output token 3 of causal attention uses."""
-    guess = list(guess) if isinstance(guess, (tuple, range)) else guess
-    return _TOKEN3(guess, list(actual))
+def _named(prediction, key, sentences):
+    """A Prediction whose likeliest wrong choices each get a sentence first: what that guess assumed."""
+    @referee(prediction.exercise)
+    def check(guess, actual):
+        feedback = prediction(guess, actual)
+        try:
+            said = sentences.get((key(guess), key(actual)))
+        except Exception:  # noqa: BLE001 - a guess of another kind altogether: the Prediction said what it is
+            said = None
+        if feedback.status != WRONG or said is None:
+            return feedback
+        return wrong(prediction.exercise, f"{said} {feedback.message}")
+    check.choices = prediction.choices   # what a guess may be, as on the Prediction itself
+    return check
+
+
+def _tokens(value):
+    """A guess of token numbers (a list, tuple, range, array or tensor) as a tuple of ints."""
+    value = value.tolist() if hasattr(value, "tolist") else value
+    return tuple(int(v) for v in value)
+
+
+def _words(value):
+    return value.strip().casefold()
 
 
 _TOKEN3 = Prediction(
@@ -122,8 +177,24 @@ _TOKEN3 = Prediction(
     variable="my_token3_inputs",
     fmt="{}",
 )
+_TOKEN3_GUESSES = {
+    ((1, 2, 3, 4, 5, 6), (1, 2, 3)): "That is attention without a mask (an encoder such as BERT): the causal "
+                                     "mask hides tokens 4, 5 and 6 from token 3.",
+    ((3,), (1, 2, 3)): "That is the MLP's answer: attention's output 3 mixes the V rows of every token it may "
+                       "see, its own and the earlier ones.",
+    ((3, 4, 5, 6), (1, 2, 3)): "That is the mask upside down: a causal token reads the past and itself "
+                               "(j <= i), never the future.",
+}
+_check_token3 = _named(_TOKEN3, _tokens, _TOKEN3_GUESSES)
 
-check_linearity_guess = Prediction(
+
+def check_token3_inputs(guess, actual):
+    """Exercise 1: the input tokens (1-based) that output token 3 of causal attention uses."""
+    guess = list(guess) if isinstance(guess, (tuple, range)) else guess
+    return _check_token3(guess, list(actual))
+
+
+_LINEARITY = Prediction(
     "Exercise 2 (predict where attention is linear)",
     why="With the weights A fixed, V -> A @ V @ W_O is a product of matrices: linear. The weights "
         "themselves are a softmax of X's scores, so doubling X changes the ratios, not just the scale: "
@@ -132,3 +203,11 @@ check_linearity_guess = Prediction(
     variable="my_linearity_guess",
     fmt="{!r}",
 )
+_NOT_IN_X = "The softmax acts on X's scores, so X sets the ratios: attention is not linear in X."
+_IN_V = "The softmax never touches V: with the ratios fixed, V -> A @ V @ W_O is a product of matrices."
+_LINEARITY_GUESSES = {
+    ("linear in v and in x", "linear in v only"): _NOT_IN_X,
+    ("linear in neither", "linear in v only"): _IN_V,
+    ("linear in x only", "linear in v only"): f"{_IN_V} {_NOT_IN_X}",
+}
+check_linearity_guess = _named(_LINEARITY, _words, _LINEARITY_GUESSES)

@@ -1,31 +1,38 @@
 """Checks for notebook 08's exercises (the Transformer block).
 
 1. A prediction: the residual stream's mean token length after 24 pre-LN blocks.
-2. `class MyBlock(nn.Module)`, GPT-2's pre-LN block: helpers.block.Block's weights load into it.
-3. (stretch) `class MyParallelBlock(nn.Module)`: helpers.block.ParallelBlock's weights load into it.
+2. `class LlamaBlock(nn.Module)`, Llama's pre-norm block (RMSNorm, RoPE attention, SwiGLU) with Hugging
+   Face's names: helpers.block.LlamaBlock's weights load into it.
+3. (stretch) `class LlamaStack(nn.Module)`: n_layers of those blocks and the final norm, as LlamaModel
+   names them: helpers.block.LlamaStack's weights load into it.
 """
 
-import torch
+import math
 
-from helpers.block import Block, ParallelBlock
+import torch
+import torch.nn.functional as F
+
+from helpers.block import LlamaBlock, LlamaStack, RMSNorm
+from helpers.checks.core import WRONG, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Mistake, Prediction
+from helpers.checks.show import plain
 from helpers.checks.state import seeded
 
-D_MODEL, N_HEAD = 16, 2
+D_MODEL, N_HEAD, D_FF, N_LAYERS = 16, 2, 40, 2
+EPS = 1e-6   # LlamaConfig's default rms_norm_eps
 
 
-def _with_random_norms(cls):
-    """A seeded reference block whose norms have random weights and biases, so that every mistake shows."""
+def _with_random_norms(make):
+    """A seeded float64 reference whose RMSNorm weights are random, so that a misplaced norm shows."""
     def reference():
         with seeded(8):
-            block = cls(D_MODEL, N_HEAD).double()
+            module = make().double()
             with torch.no_grad():
-                for module in block.modules():
-                    if isinstance(module, torch.nn.LayerNorm):
-                        module.weight.normal_()
-                        module.bias.normal_()
-        return block
+                for norm in module.modules():
+                    if isinstance(norm, RMSNorm):
+                        norm.weight.normal_()
+        return module
     return reference
 
 
@@ -33,81 +40,199 @@ def _stream():
     return torch.randn(2, 5, D_MODEL, generator=torch.Generator().manual_seed(8), dtype=torch.float64)
 
 
-def _post_ln(b, x):
-    h = b.ln_1(x + b.attn(x))
-    return b.ln_2(h + b.mlp(h))
+# ---- exercise 2: the block ------------------------------------------------------------------------
+# Each wrong block, as the output it gives with the reference's parts: b is the reference LlamaBlock.
+
+def _attn(b, x):
+    return b.self_attn(b.input_layernorm(x))
+
+
+def _mlp(b, h):
+    return b.mlp(b.post_attention_layernorm(h))
+
+
+def _mlp_reads_attention(b, x):
+    a = _attn(b, x)
+    return x + a + _mlp(b, a)
+
+
+def _post_norm(b, x):
+    h = b.input_layernorm(x + b.self_attn(x))
+    return b.post_attention_layernorm(h + b.mlp(h))
 
 
 def _added_to_normed(b, x):
-    h = b.ln_1(x) + b.attn(b.ln_1(x))
-    return b.ln_2(h) + b.mlp(b.ln_2(h))
+    h = b.input_layernorm(x) + _attn(b, x)
+    return b.post_attention_layernorm(h) + _mlp(b, h)
 
 
 def _then(first, second):
-    """x -> h = x + first(x) -> h + second(h): two residual steps in the given order."""
+    """x -> h = x + first(b, x) -> h + second(b, h): two residual steps in the given order."""
     def answer(b, x):
         h = x + first(b, x)
         return h + second(b, h)
     return answer
 
 
-# Typical wrong blocks: the sentence that names each, and the output it gives with the reference's parts.
-_BLOCK_MISTAKES = [
-    ("your MLP reads x from before the attention update: that is the parallel block. In GPT-2's block the "
-     "MLP reads the stream after attention was added.", lambda b, x: x + b.attn(b.ln_1(x)) + b.mlp(b.ln_2(x))),
-    ("you normalised after the add (post-LN, the original Transformer); GPT-2 normalises each sublayer's "
-     "input inside the branch: x + attn(ln_1(x)).", _post_ln),
+_WIRING = [
+    ("you used input_layernorm twice: the MLP reads post_attention_layernorm(x), a norm with its own weights.",
+     _then(_attn, lambda b, h: b.mlp(b.input_layernorm(h)))),
+    ("ln_1 and ln_2 are swapped, in Llama's names: input_layernorm goes before self_attn, "
+     "post_attention_layernorm before the MLP.",
+     _then(lambda b, x: b.self_attn(b.post_attention_layernorm(x)), lambda b, h: b.mlp(b.input_layernorm(h)))),
+    ("the MLP's update replaces the stream: add it, x = x + mlp(post_attention_layernorm(x)), as attention's is.",
+     lambda b, x: _mlp(b, x + _attn(b, x))),
+    ("your MLP reads attention's output alone. It reads the stream after attention's output was added to it: "
+     "x = x + self_attn(input_layernorm(x)), then mlp(post_attention_layernorm(x)).", _mlp_reads_attention),
+    ("your MLP reads attention's output alone, without its norm. It reads the normalised stream after "
+     "attention's output was added: mlp(post_attention_layernorm(x)).",
+     lambda b, x: x + _attn(b, x) + b.mlp(_attn(b, x))),
+    ("your MLP reads x from before the attention update: that is the parallel block. In Llama's block the "
+     "MLP reads the stream after attention was added.", lambda b, x: x + _attn(b, x) + _mlp(b, x)),
+    ("you normalised after the add (post-norm, the original Transformer); Llama normalises each sublayer's "
+     "input inside the branch: x = x + self_attn(input_layernorm(x)).", _post_norm),
     ("there is no residual add: each sublayer's result must be added to x, not replace it.",
-     lambda b, x: b.mlp(b.ln_2(b.attn(b.ln_1(x))))),
-    ("you added the update to the normalised x; the residual adds it to x itself: x = x + attn(ln_1(x)).",
-     _added_to_normed),
-    ("only attention is there: the block's second line adds the MLP's update, x = x + mlp(ln_2(x)).",
-     lambda b, x: x + b.attn(b.ln_1(x))),
-    ("the MLP runs before attention; GPT-2's block gathers first (attention), then processes (MLP).",
-     _then(lambda b, x: b.mlp(b.ln_2(x)), lambda b, h: b.attn(b.ln_1(h)))),
-    ("ln_1 and ln_2 are swapped: ln_1 goes before attention, ln_2 before the MLP.",
-     _then(lambda b, x: b.attn(b.ln_2(x)), lambda b, h: b.mlp(b.ln_1(h)))),
+     lambda b, x: _mlp(b, _attn(b, x))),
+    ("you added the update to the normalised x; the residual adds it to x itself: "
+     "x = x + self_attn(input_layernorm(x)).", _added_to_normed),
+    ("only attention is there: the block's second line adds the MLP's update, "
+     "x = x + mlp(post_attention_layernorm(x)).", lambda b, x: x + _attn(b, x)),
+    ("the MLP runs before attention; the block gathers first (attention), then processes (MLP).",
+     _then(lambda b, x: _mlp(b, x), _attn)),
+    ("the norms are missing: each sublayer reads a normalised copy of the stream, "
+     "self_attn(input_layernorm(x)) and mlp(post_attention_layernorm(x)).",
+     _then(lambda b, x: b.self_attn(x), lambda b, h: b.mlp(h))),
 ]
-_RMS = ("{name} has a weight but no bias: GPT-2's norms are nn.LayerNorm(d_model), which has both "
-        "(RMSNorm, Llama's, has no bias).")
 
-check_block = ModuleCheck(
-    "Exercise 2 (GPT-2's block as a module)",
+
+def _norm_like(centre=False, eps=EPS, eps_inside=True, dim=-1):
+    """The block with both norms computed another way: a typical RMSNorm mistake."""
+    def norm(weight, t):
+        if centre:
+            t = t - t.mean(dim=-1, keepdim=True)
+        mean_square = t.pow(2).mean(dim=dim, keepdim=True)
+        scale = torch.sqrt(mean_square + eps) if eps_inside else torch.sqrt(mean_square) + eps
+        return t / scale * weight
+
+    def answer(b, x):
+        x = x + b.self_attn(norm(b.input_layernorm.weight, x))
+        return x + b.mlp(norm(b.post_attention_layernorm.weight, x))
+    return answer
+
+
+def _mlp_like(act=F.silu, on="gate"):
+    """The block with the SwiGLU MLP computed another way: a typical SwiGLU mistake."""
+    def answer(b, x):
+        m = b.mlp
+        x = x + _attn(b, x)
+        h = b.post_attention_layernorm(x)
+        gate, up = m.gate_proj(h), m.up_proj(h)
+        hidden = act(gate) * up if on == "gate" else gate * act(up) if on == "up" else act(gate + up)
+        return x + m.down_proj(hidden)
+    return answer
+
+
+_PARTS = [
+    ("your RMSNorm subtracts the mean: that is LayerNorm. RMSNorm divides x by its root mean square, "
+     "x / sqrt(mean(x^2) + eps), and multiplies by the weight.", _norm_like(centre=True)),
+    ("your RMSNorm adds eps outside the square root; Llama's is x / sqrt(mean(x^2) + eps), eps inside.",
+     _norm_like(eps_inside=False)),
+    ("your RMSNorm's eps is 1e-5 (Llama-2's config value); this check's model uses 1e-6, LlamaConfig's "
+     "default: RMSNorm(d_model, eps=1e-6).", _norm_like(eps=1e-5)),
+    ("your RMSNorm has no eps (torch.nn.RMSNorm's default is the dtype's own eps, about 2e-16 in float64); "
+     "the check's model uses eps = 1e-6 inside the square root: RMSNorm(d_model, eps=1e-6).", _norm_like(eps=0.0)),
+    ("your RMSNorm takes the mean over the tokens (dim 1); each token is normalised over its own d_model "
+     "numbers: mean(dim=-1, keepdim=True).", _norm_like(dim=1)),
+    ("SiLU sits on the up-projection; Llama puts it on the gate: down_proj(act_fn(gate_proj(x)) * up_proj(x)) "
+     "(notebook 05).", _mlp_like(on="up")),
+    ("your MLP uses GELU; Llama's act_fn is SiLU: down_proj(silu(gate_proj(x)) * up_proj(x)).",
+     _mlp_like(act=F.gelu)),
+    ("your MLP has no activation: the gate is act_fn(gate_proj(x)), with act_fn = SiLU.",
+     _mlp_like(act=lambda t: t)),
+    ("your MLP adds gate and up; SwiGLU multiplies them: act_fn(gate_proj(x)) * up_proj(x).",
+     _mlp_like(on="sum")),
+]
+
+_NO_BIAS = "Llama's linear layers have no bias: make them with bias=False (GatedMLP does)."
+_LAYERNORM = ("{name} has a weight and a bias: that is nn.LayerNorm, GPT-2's. Llama's RMSNorm has a "
+              "weight only.")
+_NO_WEIGHT = ("{name} has no parameter: RMSNorm keeps a learned weight, self.weight = "
+              "nn.Parameter(torch.ones(d_model)), that scales each of the d_model numbers.")
+_LLAMA_NAMES = ("your block has GPT-2's names ({name}); Llama's, which the weights carry, are input_layernorm, "
+                "self_attn, post_attention_layernorm and mlp.")
+_BLOCK_HINTS = {
+    **{f"{part}.weight": _LLAMA_NAMES.format(name=part) for part in ("ln_1", "ln_2")},
+    **{f"attn.{proj}.weight": _LLAMA_NAMES.format(name="attn") for proj in ("q_proj", "c_attn")},
+    **{f"mlp.{proj}.bias": _NO_BIAS for proj in ("gate_proj", "up_proj", "down_proj")},
+    **{f"{norm}.bias": _LAYERNORM.format(name=norm) for norm in ("input_layernorm", "post_attention_layernorm")},
+    **{norm: _NO_WEIGHT.format(name=norm) for norm in ("input_layernorm", "post_attention_layernorm")},
+}
+
+check_llama_block = ModuleCheck(
+    "Exercise 2 (Llama's block as a module)",
     name="your block",
-    reference=_with_random_norms(Block),
-    build=lambda cls: cls(D_MODEL, N_HEAD),
+    reference=_with_random_norms(lambda: LlamaBlock(D_MODEL, N_HEAD, D_FF, eps=EPS)),
+    build=lambda cls: cls(D_MODEL, N_HEAD, D_FF),
     inputs=_stream,
-    key_hints={f"{ln}.bias": _RMS.format(name=ln) for ln in ("ln_1", "ln_2")},
-    mistakes=[Mistake(message, answer=answer) for message, answer in _BLOCK_MISTAKES],
-    success="helpers.block.Block's weights load into your block and give the same output: "
-            "x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)), with GPT-2's names.",
+    key_hints=_BLOCK_HINTS,
+    mistakes=[Mistake(message, answer=answer) for message, answer in _WIRING + _PARTS],
+    success="helpers.block.LlamaBlock's weights load into your block and give the same output: "
+            "x = x + self_attn(input_layernorm(x)); x = x + mlp(post_attention_layernorm(x)), with RMSNorm "
+            "and SwiGLU, under Hugging Face's LlamaDecoderLayer names.",
 )
 
-_PARALLEL_MISTAKES = [
-    ("your MLP reads the stream after attention's update: that is GPT-2's sequential block. In the "
-     "parallel block both sublayers read the same ln(x).", _then(lambda b, x: b.attn(b.ln(x)),
-                                                                  lambda b, h: b.mlp(b.ln(h)))),
-    ("there is no residual: the block returns x + attn(h) + mlp(h), with x itself added back.",
-     lambda b, x: b.attn(b.ln(x)) + b.mlp(b.ln(x))),
-    ("your MLP reads x without the norm; both sublayers read the one normalised h = ln(x).",
-     lambda b, x: x + b.attn(b.ln(x)) + b.mlp(x)),
-    ("the MLP's update is missing: add both updates, x + attn(h) + mlp(h).",
-     lambda b, x: x + b.attn(b.ln(x))),
+
+# ---- exercise 3: the stack ------------------------------------------------------------------------
+
+def _stack_with(layers, norm_each=False, final_norm=True):
+    """The stack's output when `layers(s)` gives the blocks run, in order: a typical stacking mistake."""
+    def answer(s, x):
+        for layer in layers(s):
+            x = layer(x)
+            if norm_each:
+                x = s.norm(x)
+        return s.norm(x) if final_norm and not norm_each else x
+    return answer
+
+
+_STACK_MISTAKES = [
+    ("your layers share one block: [block] * n_layers (or the same block appended n times) puts one set of "
+     "weights in every slot, and the last layer's weights load into all of them. Build a new block for each "
+     "layer: nn.ModuleList(LlamaBlock(...) for _ in range(n_layers)).",
+     _stack_with(lambda s: [s.layers[-1]] * len(s.layers))),
+    ("there is no final norm after the last layer: LlamaModel ends with self.norm(x), as GPT-2 ends with ln_f.",
+     _stack_with(lambda s: s.layers, final_norm=False)),
+    ("you normalised the stream after every layer; the stream is normalised only once, by self.norm after "
+     "the last layer (each block normalises its sublayers' inputs itself).",
+     _stack_with(lambda s: s.layers, norm_each=True)),
+    ("only the first layer ran: is the `return` inside your loop over self.layers?",
+     _stack_with(lambda s: s.layers[:1])),
+    ("only the first layer ran: is the `return` inside your loop over self.layers?",
+     _stack_with(lambda s: s.layers[:1], final_norm=False)),
+    ("each layer read the stack's input instead of the previous layer's output: write x = layer(x) in the loop.",
+     lambda s, x: s.norm(s.layers[-1](x))),
 ]
 
-check_parallel_block = ModuleCheck(
-    "Exercise 3 (the parallel block as a module)",
-    name="your parallel block",
+check_llama_stack = ModuleCheck(
+    "Exercise 3 (a stack of Llama blocks)",
+    name="your stack",
+    reference=_with_random_norms(lambda: LlamaStack(D_MODEL, N_HEAD, D_FF, N_LAYERS, eps=EPS)),
+    build=lambda cls: cls(D_MODEL, N_HEAD, D_FF, N_LAYERS),
     inputs=_stream,
-    reference=_with_random_norms(ParallelBlock),
-    build=lambda cls: cls(D_MODEL, N_HEAD),
-    key_hints={"ln.bias": _RMS.format(name="ln")},
-    mistakes=[Mistake(message, answer=answer) for message, answer in _PARALLEL_MISTAKES],
-    success="helpers.block.ParallelBlock's weights load into your block and give the same output: "
-            "one norm, h = ln(x), and x + attn(h) + mlp(h).",
+    key_hints={"norm": "there is no final norm: LlamaModel ends with self.norm = RMSNorm(d_model), applied "
+                       "after the last layer (GPT-2's ln_f).",
+               **{f"{name}.0.input_layernorm.weight": f"your list of blocks is called {name}; LlamaModel calls it "
+                  "layers: self.layers = nn.ModuleList(...), so that the keys read layers.0.input_layernorm.weight."
+                  for name in ("blocks", "h", "layer", "block", "decoder_layers")}},
+    mistakes=[Mistake(message, answer=answer) for message, answer in _STACK_MISTAKES],
+    success="helpers.block.LlamaStack's weights load into your stack and give the same output: "
+            f"{N_LAYERS} blocks, each with its own weights, then the final norm, under LlamaModel's names.",
 )
 
-check_stream_guess = Prediction(
+
+# ---- exercise 1: the prediction -------------------------------------------------------------------
+
+_STREAM = Prediction(
     "Exercise 1 (predict the stream's length)",
     why="Each update points in a direction almost unrelated to the stream, so lengths add like the sides "
         "of a right triangle: |x_24|^2 is about |x_0|^2 plus the sum of the 48 squared update lengths "
@@ -116,3 +241,26 @@ check_stream_guess = Prediction(
     variable="my_stream_guess",
     fmt="{:.1f}",
 )
+
+# The likeliest wrong guesses, by where they fall against the answer, and what each one assumed.
+_STREAM_GUESSES = [
+    (lambda guess, actual: guess >= 3 * actual,
+     "You added the lengths in a line, as if every update pointed the way the stream does."),
+    (lambda guess, actual: guess <= 0.65 * actual,
+     "You kept the stream near its input's length, as if a norm rescaled it: in a pre-LN stack the norms "
+     "only feed the branches, and the stream itself is never normalised."),
+]
+
+
+@referee(_STREAM.exercise)
+def check_stream_guess(guess, actual):
+    """Exercise 1: the stream's mean token length after 24 blocks (a number), against the run's."""
+    feedback = _STREAM(guess, actual)
+    value, actual = plain(guess), plain(actual)
+    if feedback.status != WRONG or isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value):
+        return feedback
+    for assumed, sentence in _STREAM_GUESSES:
+        if assumed(value, actual):
+            return wrong(_STREAM.exercise, f"{sentence} {feedback.message}")
+    return feedback

@@ -146,6 +146,7 @@ def crossover_seq_len(config, causal=True):
 
 def human(n):
     """124439808 -> '124.4M', 175181291520 -> '175.2B'."""
+    validate.real_number(n, "n")
     for unit, size in (("T", 10**12), ("B", 10**9), ("M", 10**6), ("K", 10**3)):
         if abs(n) >= size:
             return f"{n / size:.1f}{unit}"
