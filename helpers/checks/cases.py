@@ -6,18 +6,18 @@
   names the half that differs ("gives active = 12; expected 13"); anything else is described.
 """
 
-from helpers.checks.show import describe
+from helpers.checks.show import describe, say
 
 
 class Named(dict):
-    """A dict that messages show by its name: repr gives "<name>"."""
+    """A dict that messages show by its name: repr gives "<name>" (name: a say() Text, or a plain label)."""
 
     def __init__(self, values, name):
         super().__init__(values)
         self.name = name
 
     def __repr__(self):
-        return f"<{self.name}>"
+        return "<" + self.name + ">"   # the checks' catalog holds each case's "<name>" in Korean
 
 
 def pair(names, one):
@@ -26,11 +26,12 @@ def pair(names, one):
 
     def compare(got, expected):
         if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return f"returned {describe(got)}; expected a pair ({first}, {second})"
+            return say("returned {got}; expected a pair ({first}, {second})", got=describe(got), first=first,
+                       second=second)
         for what, g, e in zip(names, got, expected, strict=True):
             problem = one(g, e)
             if problem is not None:
-                return f"gives {what} {problem}"
+                return say("gives {what} {problem}", what=what, problem=problem)
         return None
 
     return compare

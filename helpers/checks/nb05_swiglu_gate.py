@@ -22,7 +22,7 @@ from helpers.checks.compare import number
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake
-from helpers.checks.show import describe, shape_str
+from helpers.checks.show import describe, say, shape_str
 from helpers.checks.state import seeded
 from helpers.gated import GatedMLP, fuse_gate_up
 
@@ -62,7 +62,7 @@ def _fused_state(d_model, d_ff, seed):
     with seeded(seed):
         mlp = GatedMLP(d_model, d_ff).double()
     tensors = {k: v.clone() for k, v in fuse_gate_up(mlp).state_dict().items()}
-    return Named(tensors, f"fused state_dict, d_model={d_model}, d_ff={d_ff}")   # shown by name
+    return Named(tensors, say("fused state_dict, d_model={d_model}, d_ff={d_ff}", d_model=d_model, d_ff=d_ff))
 
 
 def _split(state):
@@ -78,26 +78,35 @@ def _state_dicts():
 
     def compare(got, expected):
         if not isinstance(got, Mapping):
-            return f"returned {describe(got)}; expected a dict with the keys {', '.join(expected)}"
-        missing = [k for k in expected if k not in got]
-        extra = [k for k in got if k not in expected]
-        if missing or extra:
-            said = [f"has no {', '.join(map(repr, missing))}"] if missing else []
-            said += [f"has {', '.join(map(repr, extra))}, which GatedMLP does not"] if extra else []
-            return " and ".join(said) + f": GatedMLP's state_dict has exactly {', '.join(expected)}"
+            return say("returned {got}; expected a dict with the keys {keys}", got=describe(got),
+                       keys=", ".join(expected))
+        missing = ", ".join(repr(k) for k in expected if k not in got)
+        extra = ", ".join(repr(k) for k in got if k not in expected)
+        names = {"missing": missing, "extra": extra, "expected": ", ".join(expected)}
+        if missing and extra:
+            return say("has no {missing} and has {extra}, which GatedMLP does not: GatedMLP's state_dict has "
+                       "exactly {expected}", **names)
+        if missing:
+            return say("has no {missing}: GatedMLP's state_dict has exactly {expected}", **names)
+        if extra:
+            return say("has {extra}, which GatedMLP does not: GatedMLP's state_dict has exactly {expected}", **names)
         for key, want in expected.items():
             value = got[key]
             if not isinstance(value, torch.Tensor):
-                return f"holds {describe(value)} under {key!r}; expected a tensor of shape {shape_str(want.shape)}"
+                return say("holds {got} under {key}; expected a tensor of shape {shape}", got=describe(value),
+                           key=repr(key), shape=shape_str(want.shape))
             if value.device.type == "meta":
-                return f"holds a meta tensor under {key!r}, which has no numbers: keep the checkpoint's tensors"
+                return say("holds a meta tensor under {key}, which has no numbers: keep the checkpoint's tensors",
+                           key=repr(key))
             if tuple(value.shape) != tuple(want.shape):
-                return f"gives {key} the shape {shape_str(value.shape)}; GatedMLP's {key} is {shape_str(want.shape)}"
+                return say("gives {key} the shape {shape}; GatedMLP's {key} is {expected}", key=key,
+                           shape=shape_str(value.shape), expected=shape_str(want.shape))
             if value.dtype != want.dtype:
-                return (f"gives {key} the dtype {str(value.dtype).removeprefix('torch.')}; the checkpoint's "
-                        f"tensors are {str(want.dtype).removeprefix('torch.')}: keep their dtype")
+                return say("gives {key} the dtype {dtype}; the checkpoint's tensors are {expected}: keep their dtype",
+                           key=key, dtype=str(value.dtype).removeprefix("torch."),
+                           expected=str(want.dtype).removeprefix("torch."))
             if not torch.equal(value.detach().cpu(), want):
-                return f"gives {key} other numbers than the checkpoint holds for it"
+                return say("gives {key} other numbers than the checkpoint holds for it", key=key)
         return None
 
     return compare
@@ -296,9 +305,9 @@ check_multiplier_range = Check(
         Mistake("{call}: you divided by 4 * d_model; the multiplier acts on 2/3 of it (step 1).",
                 answer=_bounds(lambda n, m: n - m + 1, lambda n, m: n + 1, width=lambda d: 4 * d)),
     ],
-    success="every multiplier in [{:.4f}, {:.4f}) gives Llama-3-8B's 14336, so its 1.3 is one choice of "
-            "many; Llama-2-7B's range holds 1.0 (no multiplier), and Llama-3.1-405B's holds its 1.2."
-            .format(*_multiplier_range(*_WIDTH_CASES[0])),
+    success=say("every multiplier in [{:.4f}, {:.4f}) gives Llama-3-8B's 14336, so its 1.3 is one choice of "
+                "many; Llama-2-7B's range holds 1.0 (no multiplier), and Llama-3.1-405B's holds its 1.2.",
+                *_multiplier_range(*_WIDTH_CASES[0])),
     name="multiplier_range",
 )
 

@@ -13,12 +13,13 @@ from helpers.checks.cases import Named, pair
 from helpers.checks.compare import exact
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.runner import Check, Mistake
+from helpers.checks.show import say
 from helpers.config_params import count_params, human, load_config
 
 
 def _config(shipped, label=None, **changes):
-    """A shipped config as the learner's function receives it, with some fields changed."""
-    return Named(load_config(shipped) | changes, f"{label or shipped} config")
+    """A shipped config as the learner's function receives it, with some fields changed (label: a say() Text)."""
+    return Named(load_config(shipped) | changes, say("{name} config", name=label or shipped))
 
 
 class Sizes(NamedTuple):
@@ -65,32 +66,33 @@ _EXPERTS_RUN = _DS["num_experts_per_tok"] + _DS["n_shared_experts"]   # routed e
 _EXPERTS = _DS["n_routed_experts"] + _DS["n_shared_experts"]
 check_share_guess = NamedPrediction(
     "Exercise 1 (predict DeepSeek-V3's MLP share per token)",
-    why=(f"Each of DeepSeek-V3's {_DS['num_hidden_layers'] - _DS['first_k_dense_replace']} MoE layers holds "
-         f"{_DS['n_routed_experts']} routed experts and {_DS['n_shared_experts']} shared one, and a token "
-         f"runs {_DS['num_experts_per_tok']} routed experts plus the shared one: "
-         f"{_DS['num_experts_per_tok'] + _DS['n_shared_experts']} of "
-         f"{_DS['n_routed_experts'] + _DS['n_shared_experts']} expert MLPs. Attention, the first "
-         f"{_DS['first_k_dense_replace']} dense MLPs and the embeddings are used in full, so per token "
-         "the MLP's share falls back near a dense model's 2/3."),
+    why=say("Each of DeepSeek-V3's {moe_layers} MoE layers holds {routed} routed experts and {shared} shared one, "
+            "and a token runs {per_token} routed experts plus the shared one: {run} of {experts} expert MLPs. "
+            "Attention, the first {dense} dense MLPs and the embeddings are used in full, so per token the MLP's "
+            "share falls back near a dense model's 2/3.",
+            moe_layers=_DS["num_hidden_layers"] - _DS["first_k_dense_replace"], routed=_DS["n_routed_experts"],
+            shared=_DS["n_shared_experts"], per_token=_DS["num_experts_per_tok"], run=_EXPERTS_RUN,
+            experts=_EXPERTS, dense=_DS["first_k_dense_replace"]),
     rel=0.2,
     variable="my_share_guess",
     fmt="{:.0f}%",
     percent=True,
     mistakes=[
-        Mistake(f"{{got:g}}% is about the MLP's share of all {human(_DS_COUNT.total)} parameters "
-                f"({_DS_COUNT.mlp_share:.0%}); the question asks for its share of the {human(_DS_COUNT.active)} "
-                "one token uses, and a token skips most of the experts.",
+        Mistake(say("{{got:g}}% is about the MLP's share of all {total} parameters ({share:.0%}); the question "
+                    "asks for its share of the {active} one token uses, and a token skips most of the experts.",
+                    total=human(_DS_COUNT.total), share=_DS_COUNT.mlp_share, active=human(_DS_COUNT.active)),
                 when=lambda guess, actual: guess >= 90),
-        Mistake(f"{{got:g}}% is about the share of the expert MLPs one token runs ({_EXPERTS_RUN} of "
-                f"{_EXPERTS}, {_EXPERTS_RUN / _EXPERTS:.1%}); the question asks what share of everything the "
-                "token uses sits in the MLP, attention and embeddings included.",
+        Mistake(say("{{got:g}}% is about the share of the expert MLPs one token runs ({run} of {experts}, "
+                    "{share:.1%}); the question asks what share of everything the token uses sits in the MLP, "
+                    "attention and embeddings included.",
+                    run=_EXPERTS_RUN, experts=_EXPERTS, share=_EXPERTS_RUN / _EXPERTS),
                 when=lambda guess, actual: 0 < guess < 10),
     ],
 )
 
 # ---- Exercise 2: count a Llama config ------------------------------------------------------
 
-_TINY_TIED = _config("tinyllama-1.1b", "tinyllama-1.1b with tie_word_embeddings: true",
+_TINY_TIED = _config("tinyllama-1.1b", say("tinyllama-1.1b with tie_word_embeddings: true"),
                      tie_word_embeddings=True)
 
 
@@ -149,8 +151,8 @@ check_count_llama = Check(
                 when=_off_by(*(lambda c, i=i: _biases(c)[i] for i in range(3)))),
     ],
     compare=exact(),
-    success="TinyLlama {:,}, Llama-3-8B {:,} and Llama-2-7B {:,}, exactly, and {:,} for TinyLlama "
-            "with a tied lm_head.".format(*(_total(c) for (c,) in _LLAMA_CASES)),
+    success=say("TinyLlama {:,}, Llama-3-8B {:,} and Llama-2-7B {:,}, exactly, and {:,} for TinyLlama "
+                "with a tied lm_head.", *(_total(c) for (c,) in _LLAMA_CASES)),
     name="count_llama",
 )
 
@@ -178,7 +180,7 @@ def _shifted(d_total, d_active):
 
 
 _MOE_CASES = [(_config("mixtral-8x7b"),),
-              (_config("mixtral-8x7b", "small Mixtral-style, 16 experts, top-4", hidden_size=1024,
+              (_config("mixtral-8x7b", say("small Mixtral-style, 16 experts, top-4"), hidden_size=1024,
                        intermediate_size=2816, num_hidden_layers=6, num_attention_heads=16,
                        num_key_value_heads=4, num_local_experts=16, num_experts_per_tok=4),)]
 
@@ -207,7 +209,7 @@ check_count_moe = Check(
                 answer=_shifted(lambda c: 0, lambda c: -2 * _head(c))),
     ],
     compare=pair(("total", "active"), exact()),
-    success="Mixtral 8x7B holds {:,} parameters and a token uses {:,}, exactly; your count also holds "
-            "for 16 experts with 4 per token.".format(*_counts(_MOE_CASES[0][0])),
+    success=say("Mixtral 8x7B holds {:,} parameters and a token uses {:,}, exactly; your count also holds "
+                "for 16 experts with 4 per token.", *_counts(_MOE_CASES[0][0])),
     name="count_moe",
 )
