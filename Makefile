@@ -75,6 +75,7 @@ lint: $(TEST_STAMP)
 ## Re-execute notebooks in place and store their outputs (NB=03 for one; FORCE=1 rewrites one with uncommitted changes)
 notebooks: $(TEST_STAMP)
 	$(BIN)/python tools/sync_notebooks.py $(NB)
+	$(BIN)/python tools/section_minutes.py
 	$(BIN)/python tools/run_notebooks.py $(NB)
 	$(BIN)/python tools/claims.py
 

@@ -2,6 +2,8 @@
 
 import re
 
+import pytest
+
 import sync_notebooks
 from course_paths import ROOT, notebook_paths
 
@@ -212,3 +214,18 @@ def test_seed_mentions_are_found():
     for fine in ["np.random.default_rng(seed)", "retrain with the random seed 1", "the seed of the generator",
                  "`000_*.txt` in `../shared/seeds/` is source post 1", "source post 2's worked example"]:
         assert seed_mentions(fine) == [], fine
+
+
+def test_every_plan_gives_minutes_per_section_in_step_with_its_notebook():
+    import section_minutes
+    assert section_minutes.main(["--check"]) == 0, "run `make sync` (tools/section_minutes.py)"
+    guide = (ROOT / "docs" / "INSTRUCTOR.md").read_text()
+    assert guide.count("- **Minutes per section** (of about") == len(NOTEBOOKS)
+
+
+def test_minutes_are_whole_at_least_one_each_and_add_up():
+    import section_minutes
+    assert section_minutes.split([10.0, 0.01, 5.0], 12) == [7, 1, 4]
+    assert sum(section_minutes.split([1.0] * 7, 40)) == 40
+    with pytest.raises(ValueError, match="total must give each of the 3 sections a minute, got 2"):
+        section_minutes.split([1.0, 1.0, 1.0], 2)
