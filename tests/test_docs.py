@@ -48,6 +48,28 @@ def test_instructor_guide_has_a_plan_per_notebook():
         assert heading in guide
 
 
+def plan_numbers(text):
+    """The notebook numbers of the '### NN · ' session plans in a guide."""
+    return re.findall(r"^### ([0-9]{2}) · \S", text, re.M)
+
+
+def test_the_korean_instructor_guide_has_every_plan_of_the_english_one_and_links_it():
+    english = plan_numbers((ROOT / "docs" / "INSTRUCTOR.md").read_text())
+    korean_text = (ROOT / "docs" / "INSTRUCTOR.ko.md").read_text(encoding="utf-8")
+    korean = plan_numbers(korean_text)
+    assert english, "docs/INSTRUCTOR.md has no '### NN · ' session plan"
+    assert korean == english, f"docs/INSTRUCTOR.ko.md has the plans {korean}, docs/INSTRUCTOR.md has {english}"
+    assert "](INSTRUCTOR.md)" in korean_text.split("\n### ")[0], "docs/INSTRUCTOR.ko.md links INSTRUCTOR.md before its first plan"
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", korean_text):
+        if not target.startswith(("http://", "https://", "../notebooks/ko/")):
+            assert (ROOT / "docs" / target).exists(), f"INSTRUCTOR.ko.md links {target}, which does not exist"
+
+
+def test_a_missing_or_extra_plan_is_noticed():
+    assert plan_numbers("### 01 · 행렬 곱 (약 40분)\n### 03 · FFN 순전파\n") == ["01", "03"]
+    assert plan_numbers("### 1 · 행렬 곱\n## 01 · x\n### 02 ·\n") == []
+
+
 # --- The source posts by name: docs/SOURCES.md, docs/GLOSSARY.md, and no "seed" for a post ---
 
 # The posts' text is not part of the repository; a checkout may keep it beside itself, in
