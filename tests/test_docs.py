@@ -243,6 +243,8 @@ def test_every_plan_gives_minutes_per_section_in_step_with_its_notebook():
     assert section_minutes.main(["--check"]) == 0, "run `make sync` (tools/section_minutes.py)"
     guide = (ROOT / "docs" / "INSTRUCTOR.md").read_text()
     assert guide.count("- **Minutes per section** (of about") == len(NOTEBOOKS)
+    guide_ko = (ROOT / "docs" / "INSTRUCTOR.ko.md").read_text(encoding="utf-8")
+    assert guide_ko.count("- **절마다의 분** (약") == len(NOTEBOOKS)
 
 
 def test_minutes_are_whole_at_least_one_each_and_add_up():

@@ -28,7 +28,7 @@ from course_paths import ROOT, notebook_paths
 GUIDES = {"en": ROOT / "docs" / "INSTRUCTOR.md", "ko": ROOT / "docs" / "INSTRUCTOR.ko.md"}
 HEADING = re.compile(r"^### (\d{2}) · .*?(?:about|약) (\d+)(?: minutes|분)", re.M)
 LINE = {"en": ("- **Minutes per section** (of about {total}): {parts}.", "- **Minutes per section**"),
-        "ko": ("- **절별 시간**(약 {total}분 중): {parts}.", "- **절별 시간**")}
+        "ko": ("- **절마다의 분** (약 {total}분 중): {parts}.", "- **절마다의 분**")}
 LABELS = {"en": {"demo": "demo", "exercises": "exercises", "summary": "summary"},
           "ko": {"demo": "데모", "exercises": "연습", "summary": "요약"}}
 WORDS_PER_MINUTE = 110
