@@ -149,6 +149,22 @@ def test_tracing_mistakes_are_named():
         assert not fb and words in fb.message, (words, fb.message)
 
 
+def test_tracing_hands_the_learner_copies_of_its_prompts_and_noise():
+    def zeroes_the_noise(model, prompts, noise, layer, position):
+        noise.mul_(0)                             # in place: without copies, every later call would see 0
+        prompts.subject.zero_()
+        return checks.trace_mlp(model, prompts, noise, layer, position)
+
+    prompts, noise = checks._tracing_case()
+    kept = noise.clone(), prompts.subject.clone()
+    right = checks.check_tracing(trace)
+    fb = checks.check_tracing(zeroes_the_noise)
+    assert not fb and "not corrupted" in fb.message, fb.message
+    assert torch.equal(noise, kept[0]) and torch.equal(prompts.subject, kept[1]), "the check's own case changed"
+    again = checks.check_tracing(trace)
+    assert again and again.message == right.message, (right.message, again.message)
+
+
 def test_tracing_finds_the_late_site_and_the_subject_site():
     model, _, _ = checks._shipped()
     prompts, noise = checks._tracing_case()

@@ -9,10 +9,11 @@
 import math
 
 from helpers import bandwidth
+from helpers.checks import language
 from helpers.checks.compare import exact, number
 from helpers.checks.core import wrong
 from helpers.checks.runner import Check, Mistake, Prediction
-from helpers.checks.show import show
+from helpers.checks.show import say
 from helpers.config_params import count_params, load_config
 
 # ---- Exercise 1: predict a 7B layer ----------------------------------------------------------
@@ -55,7 +56,7 @@ class Config(dict):
     name = "a"
 
     def __repr__(self):
-        return f"<{self.name} config>"
+        return language.translate(say("<{name} config>", name=self.name))   # shown inside a call
 
 
 def _config(name):
@@ -145,7 +146,8 @@ def _knee_compare(got, expected):
     if math.isinf(expected):
         if isinstance(got, (int, float)) and math.isinf(got) and got > 0:
             return None
-        return f"= {show(got)}; with this much KV cache per sequence the step never turns compute-bound: math.inf"
+        return say("= {got}; with this much KV cache per sequence the step never turns compute-bound: math.inf",
+                   got=got)
     return number(rel=1e-3)(got, expected)
 
 

@@ -13,10 +13,11 @@ import torch
 import torch.nn.functional as F
 
 from helpers import tensor_parallel
+from helpers.checks import language
 from helpers.checks.compare import arrays
 from helpers.checks.core import attempt, correct, outcome, referee, shape_str, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
-from helpers.checks.show import one_line
+from helpers.checks.show import one_line, say
 from helpers.checks.state import seeded
 from helpers.gated import GatedMLP
 
@@ -52,7 +53,7 @@ class Workers:
     x: torch.Tensor
 
     def __repr__(self):
-        return f"{self.n_workers} workers"
+        return language.translate(say("{n} workers", n=self.n_workers))   # shown inside a call
 
 
 MLP, X = _gated()
@@ -68,17 +69,19 @@ def _layout(got, expected):
     """None when `got` is a list of shards that splits the hidden units consistently, else how not."""
     n = len(expected)
     if not isinstance(got, (list, tuple)):
-        return f"returned a {type(got).__name__}; expected a list of {n} dicts"
+        return say("returned a {kind}; expected a list of {n} dicts", kind=type(got).__name__, n=n)
     if len(got) != n:
-        return f"returned {len(got)} shards; expected one per worker, {n}"
+        return say("returned {got} shards; expected one per worker, {n}", got=len(got), n=n)
     for rank, shard in enumerate(got):
         if not isinstance(shard, dict) or any(k not in shard for k in GATED):
-            return f"gives shard {rank} as {type(shard).__name__}; expected a dict with keys {list(GATED)}"
+            return say("gives shard {rank} as {kind}; expected a dict with keys {keys}", rank=rank,
+                       kind=type(shard).__name__, keys=str(list(GATED)))
     want = _shapes(expected)
     for rank, (mine, theirs) in enumerate(zip(_shapes(got), want, strict=True)):
         for key in GATED:
             if mine[key] != theirs[key]:
-                return f"gives shard {rank}['{key}'] shape {shape_str(mine[key])}; expected {shape_str(theirs[key])}"
+                return say("gives shard {rank}['{key}'] shape {shape}; expected {expected}", rank=rank, key=key,
+                           shape=shape_str(mine[key]), expected=shape_str(theirs[key]))
     full = {k: torch.cat([s[k] for s in expected], dim=1 if k != "W_down" else 0) for k in GATED}
     units = []
     for shard in got:
@@ -86,12 +89,12 @@ def _layout(got, expected):
         ids = [_unit_ids(mine["W_gate"], full["W_gate"]), _unit_ids(mine["W_up"], full["W_up"]),
                _unit_ids(mine["W_down"].T, full["W_down"].T)]
         if any(i is None for i in ids):
-            return "holds numbers that are not slices of the MLP's weights"
+            return say("holds numbers that are not slices of the MLP's weights")
         if not (ids[0] == ids[1] == ids[2]):
-            return "gives a worker W_gate, W_up and W_down for different hidden units"
+            return say("gives a worker W_gate, W_up and W_down for different hidden units")
         units += ids[0]
     return None if sorted(units) == list(range(full["W_up"].shape[1])) else \
-        "does not give every hidden unit to exactly one worker"
+        say("does not give every hidden unit to exactly one worker")
 
 
 def _unit_ids(columns, full):
@@ -232,15 +235,15 @@ def check_llama_split(split_llama, llama_worker_forward):
         shards = [{k: torch.as_tensor(s[k]) for k in GATED} for s in shards]   # numpy arrays are fine too
         results = tensor_parallel.run(shards, x, forward=llama_worker_forward, timeout_s=120)
     except Exception as err:   # noqa: BLE001 - whatever went wrong becomes the sentence below
-        said = getattr(err, "sentence", None) or f"{type(err).__name__}: {one_line(err)}"
-        return wrong(EX2, "in one process your functions are right, but the run in 2 processes failed. "
-                          "Each worker runs llama_worker_forward from its source, with only torch, F, nn "
-                          f"and its arguments. {said}")
+        said = getattr(err, "sentence", None) or say("{kind}: {said}", kind=type(err).__name__, said=one_line(err))
+        return wrong(EX2, say("in one process your functions are right, but the run in 2 processes failed. "
+                              "Each worker runs llama_worker_forward from its source, with only torch, F, nn "
+                              "and its arguments. {said}", said=said))
     with torch.no_grad():
         gap = max((r.output - mlp(x)).abs().max().item() for r in results)
     if gap > 1e-10:
-        return wrong(EX2, f"in 2 processes the workers' output differs from the one-process MLP by up "
-                          f"to {gap:.2g}.")
+        return wrong(EX2, say("in 2 processes the workers' output differs from the one-process MLP by up "
+                              "to {gap:.2g}.", gap=gap))
     return correct(EX2, "gate and up split by columns, down by rows, one all-reduce: in 2 real processes "
                         "every worker's output equals the one-process gated MLP (within 1e-10).")
 
@@ -263,7 +266,7 @@ class Buffers(list):
         self.nbytes = self[0].numel() * self[0].element_size()
 
     def __repr__(self):
-        return f"[{len(self)} buffers of {self[0].numel()} numbers]"
+        return language.translate(say("[{n} buffers of {numel} numbers]", n=len(self), numel=self[0].numel()))
 
 
 def _buffers(n_workers, numel=24):
@@ -274,18 +277,19 @@ def _buffers(n_workers, numel=24):
 def _ring_parts(got, n):
     """(results, sent) when `got` has the shape of an answer for n workers, else how it does not."""
     if not isinstance(got, tuple) or len(got) != 2:
-        return f"returned {type(got).__name__}; expected a tuple (results, sent)"
+        return say("returned {kind}; expected a tuple (results, sent)", kind=type(got).__name__)
     results, sent = got
     for name, value in (("results", results), ("sent", sent)):
         if not isinstance(value, (list, tuple)):
-            return f"gives {name} as {type(value).__name__}; expected a list with one entry per worker"
+            return say("gives {name} as {kind}; expected a list with one entry per worker", name=name,
+                       kind=type(value).__name__)
         if len(value) != n:
-            return f"gives {len(value)} entries in {name}; expected one per worker, {n}"
+            return say("gives {got} entries in {name}; expected one per worker, {n}", got=len(value), name=name, n=n)
     for rank, count in enumerate(sent):
         if isinstance(count, torch.Tensor) and count.numel() == 1:
             count = count.item()
         if isinstance(count, bool) or not isinstance(count, (int, float)):
-            return f"gives sent[{rank}] as {type(count).__name__}; expected a number of bytes"
+            return say("gives sent[{rank}] as {kind}; expected a number of bytes", rank=rank, kind=type(count).__name__)
     return results, [float(c) for c in sent]
 
 
@@ -294,7 +298,7 @@ def _sums_problem(results, buffers):
     for rank, mine in enumerate(results):
         problem = arrays(atol=1e-10, rtol=1e-10)(mine, buffers.total)
         if problem:
-            return f"gives worker {rank} a result that {problem}"
+            return say("gives worker {rank} a result that {problem}", rank=rank, problem=problem)
     return None
 
 
@@ -312,8 +316,8 @@ def _ring_compare(got, expected):
     if problem:
         return problem
     if sent != [float(w) for w in want]:
-        return f"says the workers sent {[int(s) if s.is_integer() else s for s in sent]} bytes; a ring sends " \
-               f"{[int(w) for w in want]}"
+        return say("says the workers sent {sent} bytes; a ring sends {want}",
+                   sent=str([int(s) if s.is_integer() else s for s in sent]), want=str([int(w) for w in want]))
     return None
 
 

@@ -16,6 +16,7 @@ from torch.overrides import TorchFunctionMode
 from helpers.checks.core import MISSING, attempt, correct, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.show import say
 from helpers.checks.state import seeded
 from helpers.moe import MoE
 
@@ -190,16 +191,18 @@ def _dispatch_problem(cls):
                                 minlength=N_EXPERTS).tolist()
     for e, (ran, n) in enumerate(zip(rows, counts, strict=True)):
         if len([r for r in ran if r]) > 1:
-            return (f"expert {e} ran {len(ran)} times in one forward pass, on {min(ran)} to {max(ran)} token(s) "
-                    "at a time: that is a loop over tokens (or over the k slots). The dispatch's point is that "
-                    "each expert runs once, on all its tokens together: group the T*k assignments by expert.")
+            return say("expert {e} ran {times} times in one forward pass, on {low} to {high} token(s) "
+                       "at a time: that is a loop over tokens (or over the k slots). The dispatch's point is that "
+                       "each expert runs once, on all its tokens together: group the T*k assignments by expert.",
+                       e=e, times=len(ran), low=min(ran), high=max(ran))
         if sum(ran) > n:
-            return (f"expert {e} ran on {sum(ran)} tokens, but only {n} picked it: every token went through every "
-                    "expert (section 3's dense loop, weighted by zeros). Run each expert on its own tokens only.")
+            return say("expert {e} ran on {got} tokens, but only {n} picked it: every token went through every "
+                       "expert (section 3's dense loop, weighted by zeros). Run each expert on its own tokens only.",
+                       e=e, got=sum(ran), n=n)
     if not names & _SORTS:
-        return ("each expert ran once on its own tokens, but nothing was sorted: that is section 3's search "
-                "(torch.where, once per expert). This exercise asks for the sorted dispatch: argsort the T*k "
-                "assignments by expert once, then split the sorted list into one group per expert.")
+        return say("each expert ran once on its own tokens, but nothing was sorted: that is section 3's search "
+                   "(torch.where, once per expert). This exercise asks for the sorted dispatch: argsort the T*k "
+                   "assignments by expert once, then split the sorted list into one group per expert.")
     return None
 
 
@@ -212,9 +215,9 @@ def check_moe_layer(cls):
 
 def _check_moe_layer(cls):
     if isinstance(cls, type) and issubclass(cls, MoE):
-        what = "is the reference itself" if cls is MoE else "subclasses the reference"
-        return wrong(_module_check.exercise, f"your layer {what}, helpers.moe.MoE: write the router and "
-                     "the dispatch yourself, in a subclass of nn.Module.")
+        what = say("is the reference itself") if cls is MoE else say("subclasses the reference")
+        return wrong(_module_check.exercise, say("your layer {what}, helpers.moe.MoE: write the router and "
+                                                 "the dispatch yourself, in a subclass of nn.Module.", what=what))
     layer = attempt(cls, D_MODEL, D_FF, N_EXPERTS, TOP_K) if callable(cls) else None
     if layer is MISSING or isinstance(layer, BaseException):
         layer = None   # the module check reports it
@@ -230,9 +233,10 @@ def _check_moe_layer(cls):
     try:
         problem = _dispatch_problem(cls)
     except Exception as err:  # noqa: BLE001 - a layer that passed once and fails now is described, not raised
-        problem = f"running your layer a second time raised {type(err).__name__}: {err}"
+        problem = say("running your layer a second time raised {kind}: {said}", kind=type(err).__name__,
+                      said=str(err))
     if problem:
-        return wrong(_module_check.exercise, f"your layer's output is right; {problem}")
+        return wrong(_module_check.exercise, say("your layer's output is right; {problem}", problem=problem))
     return correct(_module_check.exercise, result.message)
 
 
@@ -251,12 +255,15 @@ def _slot_major(experts, n_experts, capacity):
 def _same_mask():
     def compare(got, expected):
         if not isinstance(got, torch.Tensor) or got.dtype != torch.bool:
-            return f"returned {type(got).__name__}; expected a bool tensor of shape {tuple(expected.shape)}"
+            return say("returned {kind}; expected a bool tensor of shape {shape}", kind=type(got).__name__,
+                       shape=str(tuple(expected.shape)))
         if got.shape != expected.shape:
-            return f"has shape {tuple(got.shape)}; expected {tuple(expected.shape)}"
+            return say("has shape {shape}; expected {expected}", shape=str(tuple(got.shape)),
+                       expected=str(tuple(expected.shape)))
         if torch.equal(got, expected):
             return None
-        return f"keeps {int(got.sum())} assignments; expected {int(expected.sum())} ({expected.int().tolist()})"
+        return say("keeps {got} assignments; expected {expected} ({mask})", got=int(got.sum()),
+                   expected=int(expected.sum()), mask=str(expected.int().tolist()))
     return compare
 
 

@@ -19,9 +19,11 @@ import torch
 
 from helpers import facts, kv_memory
 from helpers.capacity import one_thread
+from helpers.checks import language
 from helpers.checks.compare import arrays, number
 from helpers.checks.core import MISSING, attempt, correct, judge, not_attempted, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.show import _listed, say
 
 LAYER = 1
 EX1 = "Exercise 1 (an ablation hook)"
@@ -55,10 +57,11 @@ def _fresh():
 
 def _hooks_left(model):
     """Names of the modules of `model` that still hold a forward (pre-)hook, and global hooks."""
-    names = [name or "the model" for name, m in model.named_modules() if m._forward_hooks or m._forward_pre_hooks]
+    names = [name or say("the model") for name, m in model.named_modules()
+             if m._forward_hooks or m._forward_pre_hooks]
     module = torch.nn.modules.module
     if getattr(module, "_global_forward_hooks", None) or getattr(module, "_global_forward_pre_hooks", None):
-        names.append("every module (a global hook)")
+        names.append(say("every module (a global hook)"))
     return names
 
 
@@ -71,14 +74,16 @@ def _aftermath(exercise, model):
     """What the learner's run left behind in its copy of the model, as a Feedback (None if nothing)."""
     left = _hooks_left(model)
     if left:
-        return wrong(exercise, f"your function left a hook registered on {', '.join(left)}: every later run "
-                     "of the model would still be changed by it. Keep the handle that register_forward_hook "
-                     "returns and call handle.remove() once the run is done (in a `finally:`, or use "
-                     "kv_memory.hooks), so that even an error cannot leave it behind.")
+        return wrong(exercise, say("your function left a hook registered on {where}: every later run "
+                                   "of the model would still be changed by it. Keep the handle that "
+                                   "register_forward_hook returns and call handle.remove() once the run is done "
+                                   "(in a `finally:`, or use kv_memory.hooks), so that even an error cannot leave "
+                                   "it behind.", where=_listed(left)))
     changed = _weights_changed(model)
     if changed:
-        return wrong(exercise, f"your function changed the model's weights ({', '.join(changed)}). A hook changes "
-                     "what a module outputs during one run and leaves the weights as they are.")
+        return wrong(exercise, say("your function changed the model's weights ({names}). A hook changes "
+                                   "what a module outputs during one run and leaves the weights as they are.",
+                                   names=", ".join(changed)))
     return None
 
 
@@ -179,8 +184,9 @@ def _through_a_copy(fn):
         try:
             return fn(_fresh(), _shipped()[2].idx, neurons)
         except IndexError as err:
-            raise IndexError(f"{err}. The neurons are the last dimension of the output of mlp.act, "
-                             "(B, T, d_ff): index it as output[..., neurons]") from None
+            hint = say("{err}. The neurons are the last dimension of the output of mlp.act, "
+                       "(B, T, d_ff): index it as output[..., neurons]", err=str(err))
+            raise IndexError(language.translate(hint)) from None   # an exception's message is a plain str
     return run
 
 
@@ -258,8 +264,9 @@ trace_mlp = _traced()
 
 
 def _case_args(layer, position):
+    """A fresh model and copies of the cached prompts and noise: what one call may change, no later one sees."""
     prompts, noise = _tracing_case()
-    return _fresh(), prompts, noise, layer, position
+    return _fresh(), copy.deepcopy(prompts), noise.clone(), layer, position
 
 
 _TRACING = Check(
@@ -308,9 +315,10 @@ def _check_tracing(fn):
     p_clean = _p_answer(model, prompts, {})
     p_noisy = _p_answer(model, prompts, {model.wte: _noise_at(prompts, noise)})
     late, subject = (trace_mlp(model, prompts, noise, layer, pos) for layer, pos in [(1, 4), (0, 3)])
-    return correct(EX3, f"your trace matches at every site tried. p(answer) is {p_clean:.2f} clean and "
-                   f"{p_noisy:.2f} with the subject corrupted; restoring MLP 1 at the last word brings it back "
-                   f"to {late:.2f}, MLP 0 at the subject only to {subject:.2f}.")
+    return correct(EX3, say("your trace matches at every site tried. p(answer) is {clean:.2f} clean and "
+                            "{noisy:.2f} with the subject corrupted; restoring MLP 1 at the last word brings it "
+                            "back to {late:.2f}, MLP 0 at the subject only to {subject:.2f}.", clean=p_clean,
+                            noisy=p_noisy, late=late, subject=subject))
 
 
 # ---- Exercise 4: MEMIT ------------------------------------------------------------------------
