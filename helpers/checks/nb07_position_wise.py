@@ -15,6 +15,7 @@ from helpers.checks.compare import arrays
 from helpers.checks.core import WRONG, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.show import say
 from helpers.checks.state import seeded
 
 D_MODEL, N_HEAD = 16, 2
@@ -116,10 +117,8 @@ check_attention = ModuleCheck(
 )
 
 
-def _one_too(how, more):
-    return Mistake(f"in {{call}} each token sees one token {how}: check the window's edge "
-                   f"(itself and the window - 1 tokens before it).",
-                   answer=lambda T, window: causal_mask(T, window=window + (1 if more else -1)))
+def _one_too(message, more):
+    return Mistake(message, answer=lambda T, window: causal_mask(T, window=window + (1 if more else -1)))
 
 
 check_window_mask = Check(
@@ -133,8 +132,10 @@ check_window_mask = Check(
         Mistake("{call} lets a token see a later token (True above the diagonal): a causal window never "
                 "looks ahead.", when=lambda got, T, window: tuple(torch.as_tensor(got).shape) == (T, T)
                 and bool(torch.as_tensor(got).bool().triu(1).any())),
-        _one_too("too many", more=True),
-        _one_too("too few", more=False),
+        _one_too("in {call} each token sees one token too many: check the window's edge (itself and the "
+                 "window - 1 tokens before it).", more=True),
+        _one_too("in {call} each token sees one token too few: check the window's edge (itself and the "
+                 "window - 1 tokens before it).", more=False),
     ],
     compare=arrays(atol=0, rtol=0),
     success="each token sees itself and the window - 1 tokens before it; with window >= T it is the "
@@ -154,7 +155,7 @@ def _named(prediction, key, sentences):
             said = None
         if feedback.status != WRONG or said is None:
             return feedback
-        return wrong(prediction.exercise, f"{said} {feedback.message}")
+        return wrong(prediction.exercise, say("{said} {message}", said=said, message=feedback.message))
     check.choices = prediction.choices   # what a guess may be, as on the Prediction itself
     return check
 
@@ -208,6 +209,6 @@ _IN_V = "The softmax never touches V: with the ratios fixed, V -> A @ V @ W_O is
 _LINEARITY_GUESSES = {
     ("linear in v and in x", "linear in v only"): _NOT_IN_X,
     ("linear in neither", "linear in v only"): _IN_V,
-    ("linear in x only", "linear in v only"): f"{_IN_V} {_NOT_IN_X}",
+    ("linear in x only", "linear in v only"): say("{} {}", _IN_V, _NOT_IN_X),
 }
 check_linearity_guess = _named(_LINEARITY, _words, _LINEARITY_GUESSES)

@@ -16,7 +16,7 @@ from helpers.block import LlamaBlock, LlamaStack, RMSNorm
 from helpers.checks.core import WRONG, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Mistake, Prediction
-from helpers.checks.show import plain
+from helpers.checks.show import plain, say
 from helpers.checks.state import seeded
 
 D_MODEL, N_HEAD, D_FF, N_LAYERS = 16, 2, 40, 2
@@ -161,11 +161,11 @@ _NO_WEIGHT = ("{name} has no parameter: RMSNorm keeps a learned weight, self.wei
 _LLAMA_NAMES = ("your block has GPT-2's names ({name}); Llama's, which the weights carry, are input_layernorm, "
                 "self_attn, post_attention_layernorm and mlp.")
 _BLOCK_HINTS = {
-    **{f"{part}.weight": _LLAMA_NAMES.format(name=part) for part in ("ln_1", "ln_2")},
-    **{f"attn.{proj}.weight": _LLAMA_NAMES.format(name="attn") for proj in ("q_proj", "c_attn")},
-    **{f"mlp.{proj}.bias": _NO_BIAS for proj in ("gate_proj", "up_proj", "down_proj")},
-    **{f"{norm}.bias": _LAYERNORM.format(name=norm) for norm in ("input_layernorm", "post_attention_layernorm")},
-    **{norm: _NO_WEIGHT.format(name=norm) for norm in ("input_layernorm", "post_attention_layernorm")},
+    **{part + ".weight": say(_LLAMA_NAMES, name=part) for part in ("ln_1", "ln_2")},
+    **{"attn." + proj + ".weight": say(_LLAMA_NAMES, name="attn") for proj in ("q_proj", "c_attn")},
+    **{"mlp." + proj + ".bias": _NO_BIAS for proj in ("gate_proj", "up_proj", "down_proj")},
+    **{norm + ".bias": say(_LAYERNORM, name=norm) for norm in ("input_layernorm", "post_attention_layernorm")},
+    **{norm: say(_NO_WEIGHT, name=norm) for norm in ("input_layernorm", "post_attention_layernorm")},
 }
 
 check_llama_block = ModuleCheck(
@@ -213,6 +213,9 @@ _STACK_MISTAKES = [
      lambda s, x: s.norm(s.layers[-1](x))),
 ]
 
+_LAYERS_NAME = ("your list of blocks is called {name}; LlamaModel calls it layers: self.layers = "
+                "nn.ModuleList(...), so that the keys read layers.0.input_layernorm.weight.")
+
 check_llama_stack = ModuleCheck(
     "Exercise 3 (a stack of Llama blocks)",
     name="your stack",
@@ -221,12 +224,12 @@ check_llama_stack = ModuleCheck(
     inputs=_stream,
     key_hints={"norm": "there is no final norm: LlamaModel ends with self.norm = RMSNorm(d_model), applied "
                        "after the last layer (GPT-2's ln_f).",
-               **{f"{name}.0.input_layernorm.weight": f"your list of blocks is called {name}; LlamaModel calls it "
-                  "layers: self.layers = nn.ModuleList(...), so that the keys read layers.0.input_layernorm.weight."
+               **{name + ".0.input_layernorm.weight": say(_LAYERS_NAME, name=name)
                   for name in ("blocks", "h", "layer", "block", "decoder_layers")}},
     mistakes=[Mistake(message, answer=answer) for message, answer in _STACK_MISTAKES],
-    success="helpers.block.LlamaStack's weights load into your stack and give the same output: "
-            f"{N_LAYERS} blocks, each with its own weights, then the final norm, under LlamaModel's names.",
+    success=say("helpers.block.LlamaStack's weights load into your stack and give the same output: "
+                "{n_layers} blocks, each with its own weights, then the final norm, under LlamaModel's names.",
+                n_layers=N_LAYERS),
 )
 
 
@@ -262,5 +265,5 @@ def check_stream_guess(guess, actual):
         return feedback
     for assumed, sentence in _STREAM_GUESSES:
         if assumed(value, actual):
-            return wrong(_STREAM.exercise, f"{sentence} {feedback.message}")
+            return wrong(_STREAM.exercise, say("{said} {message}", said=sentence, message=feedback.message))
     return feedback
