@@ -48,8 +48,8 @@ MESSAGES = {
     "no transpose, and give GPT-2's output.":
         "GPT-2 체크포인트의 c_fc.weight (16, 64)와 c_proj.weight (64, 16)가 전치 없이 그대로 여러분의 모듈에 "
         "로드되고, GPT-2의 출력을 냅니다.",
-    "that is nn.Linear's layout, (out, in)": "그것은 nn.Linear의 배치 (out, in)입니다",
-    "that is (out, in), nn.Linear's layout": "그것은 nn.Linear의 배치인 (out, in)입니다",
+    "that is nn.Linear's layout, (out, in)": "그것은 nn.Linear의 저장 방식 (out, in)입니다",
+    "that is (out, in), nn.Linear's layout": "그것은 nn.Linear의 저장 방식인 (out, in)입니다",
     "{name} has shape {shape}: {how}. GPT-2's checkpoint stores Conv1D weights as (in, out) = {want}: write your "
     "own Conv1D layer whose weight is nn.Parameter of shape (n_in, n_out).":
         "{name}의 shape가 {shape}입니다: {how}. GPT-2의 체크포인트는 Conv1D 가중치를 (in, out) = {want}(으)로 "
