@@ -16,7 +16,7 @@ from helpers import capacity
 from helpers.checks.core import attempt, correct, outcome, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Mistake, Prediction
-from helpers.checks.show import describe, plain, shape_str
+from helpers.checks.show import describe, plain, say, shape_str
 from helpers.checks.state import seeded
 from helpers.ffn import FFN
 
@@ -126,11 +126,11 @@ def _layout_mistake(cls):
         if got is None or tuple(got.shape) != want[::-1]:
             continue
         layer = name.rsplit(".", 1)[0]
-        how = ("that is nn.Linear's layout, (out, in)" if isinstance(getattr(module, layer, None), nn.Linear)
-               else "that is (out, in), nn.Linear's layout")
-        return (f"{name} has shape {shape_str(got.shape)}: {how}. GPT-2's checkpoint stores Conv1D weights "
-                f"as (in, out) = {shape_str(want)}: write your own Conv1D layer whose weight is "
-                "nn.Parameter of shape (n_in, n_out).")
+        how = (say("that is nn.Linear's layout, (out, in)") if isinstance(getattr(module, layer, None), nn.Linear)
+               else say("that is (out, in), nn.Linear's layout"))
+        return say("{name} has shape {shape}: {how}. GPT-2's checkpoint stores Conv1D weights as (in, out) = "
+                   "{want}: write your own Conv1D layer whose weight is nn.Parameter of shape (n_in, n_out).",
+                   name=name, shape=shape_str(got.shape), how=how, want=shape_str(want))
     if any(tuple(params[name].shape) != want for name, want in _WANT.items() if name in params) \
             or not all(name in params for name in _WANT):
         return None                                   # other shape or name problems: the module check names them
@@ -142,9 +142,9 @@ def _layout_mistake(cls):
     with torch.no_grad():
         got = attempt(module, _tokens())
     if isinstance(got, RuntimeError) and "cannot be multiplied" in str(got):
-        return ("your forward raised a shape error: it multiplies by the transposed weight. Conv1D stores "
-                "its weight as (in, out) already, so the product is x @ weight, with no .T (nn.Linear and "
-                "F.linear transpose because they store (out, in)).")
+        return say("your forward raised a shape error: it multiplies by the transposed weight. Conv1D stores "
+                   "its weight as (in, out) already, so the product is x @ weight, with no .T (nn.Linear and "
+                   "F.linear transpose because they store (out, in)).")
     return None
 
 
@@ -188,7 +188,7 @@ def check_capacity_guess(guess, actual):
     """Exercise 1: the largest N the 16x FFN memorises completely; the likeliest wrong choices are named."""
     fb = _capacity_prediction(guess, actual)
     named = _NAMED_GUESSES.get(_whole(guess)) if fb.status == "wrong" else None
-    return wrong(EX1, f"{fb.message} {named}") if named else fb
+    return wrong(EX1, say("{said} {named}", said=fb.message, named=say(named))) if named else fb
 
 
 def _memory_case(n_pairs=64, d_model=32, d_ff=128):
@@ -223,36 +223,39 @@ def check_learned_memory(learn_values):
     if early is not None:
         return early
     if got is not ffn and not isinstance(got, nn.Module):
-        return wrong(name, f"learn_values returned {describe(got)}; return ffn itself, the module you trained.")
+        return wrong(name, say("learn_values returned {got}; return ffn itself, the module you trained.",
+                               got=describe(got)))
     trained = got
     if not hasattr(trained, "c_fc") or not hasattr(trained, "c_proj"):
-        return wrong(name, f"learn_values returned {describe(got)}, which has no c_fc and c_proj: return ffn.")
+        return wrong(name, say("learn_values returned {got}, which has no c_fc and c_proj: return ffn.",
+                               got=describe(got)))
     if trained.c_fc.weight.dtype != keys.dtype:
-        return wrong(name, f"your function made the FFN "
-                           f"{str(trained.c_fc.weight.dtype).removeprefix('torch.')} (ffn.float()?); the keys "
-                           "and values are float64: keep the FFN in float64.")
+        return wrong(name, say("your function made the FFN {dtype} (ffn.float()?); the keys and values are "
+                               "float64: keep the FFN in float64.",
+                               dtype=str(trained.c_fc.weight.dtype).removeprefix("torch.")))
     if not torch.equal(trained.c_fc.weight.detach(), up_before):
-        return wrong(name, "the up-projection c_fc changed: the experiment keeps it fixed (random keys). "
-                           "Give the optimiser only ffn.c_proj.parameters().")
+        return wrong(name, say("the up-projection c_fc changed: the experiment keeps it fixed (random keys). "
+                               "Give the optimiser only ffn.c_proj.parameters()."))
     with torch.no_grad():
         out = trained(keys)
     if not torch.isfinite(out).all():
-        return wrong(name, "after training, the FFN's output holds NaN or infinity: the loss diverged. "
-                           "Lower the learning rate.")
+        return wrong(name, say("after training, the FFN's output holds NaN or infinity: the loss diverged. "
+                               "Lower the learning rate."))
     if torch.equal(trained.c_proj.weight.detach(), down_before):
-        return wrong(name, "c_proj's weights are what they were before training: does your loop call "
-                           "opt.step(), with an optimiser made from ffn.c_proj.parameters()?")
+        return wrong(name, say("c_proj's weights are what they were before training: does your loop call "
+                               "opt.step(), with an optimiser made from ffn.c_proj.parameters()?"))
     mse = _mse(trained, keys, values)
-    said = (f"the mean squared error is {mse:.2g} after training, against {untrained:.3f} untrained "
-            "(least squares: 0, up to rounding)")
+    said = say("the mean squared error is {mse:.2g} after training, against {untrained:.3f} untrained "
+               "(least squares: 0, up to rounding)", mse=mse, untrained=untrained)
     if mse > untrained:
-        return wrong(name, f"{said}: training made it worse. A learning rate too high, or gradients "
-                           "that pile up because opt.zero_grad() is not called every step.")
+        return wrong(name, say("{said}: training made it worse. A learning rate too high, or gradients "
+                               "that pile up because opt.zero_grad() is not called every step.", said=said))
     if mse > LEFT_AT_MOST * untrained:
-        return wrong(name, f"{said}, {mse / untrained:.0%} of the untrained error; at most "
-                           f"{LEFT_AT_MOST:.0%} may be left. Train for more steps or with a higher learning "
-                           "rate (print the loss every 50 steps: is it still falling?).")
+        return wrong(name, say("{said}, {share:.0%} of the untrained error; at most {most:.0%} may be left. "
+                               "Train for more steps or with a higher learning rate (print the loss every 50 "
+                               "steps: is it still falling?).", said=said, share=mse / untrained, most=LEFT_AT_MOST))
     hits = round(capacity.retrieval_accuracy(out, values) * len(keys))
-    return correct(name, f"{said}; {hits} of {len(keys)} pairs retrieved. Gradient descent, step by step, "
-                         "comes as close as you like to what least squares solves at once.")
+    return correct(name, say("{said}; {hits} of {n} pairs retrieved. Gradient descent, step by step, comes as "
+                             "close as you like to what least squares solves at once.", said=said, hits=hits,
+                             n=len(keys)))
 

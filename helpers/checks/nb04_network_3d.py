@@ -12,7 +12,7 @@ from helpers import activations, network3d
 from helpers.checks.compare import arrays
 from helpers.checks.core import referee, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
-from helpers.checks.show import plain
+from helpers.checks.show import plain, say
 
 EX1 = "Exercise 1 (predict the units ReLU switches off)"
 _share_prediction = Prediction(
@@ -41,14 +41,15 @@ def check_off_share(guess, actual):
     if fb.status != "wrong" or value is None:
         return fb
     if 1 < value <= 100:
-        return wrong(EX1, f"you wrote {value:g}: the question asks for a share between 0 and 1, so {value:g}% "
-                          f"is {value / 100:g}. Set my_off_share = {value / 100:g}, then run this check again.")
+        return wrong(EX1, say("you wrote {value:g}: the question asks for a share between 0 and 1, so {value:g}% "
+                              "is {share:g}. Set my_off_share = {share:g}, then run this check again.",
+                              value=value, share=value / 100))
     if abs(value - network3d.NEARLY_OFF) < 0.02:
-        return wrong(EX1, f"{fb.message} 0.1 is the 10% rule, which only GELU's dimmed units need; ReLU's "
-                          "off units are its exact zeros, every unit with h < 0.")
+        return wrong(EX1, say("{said} 0.1 is the 10% rule, which only GELU's dimmed units need; ReLU's off units "
+                              "are its exact zeros, every unit with h < 0.", said=fb.message))
     if value < 0.05:
-        return wrong(EX1, f"{fb.message} Almost none is what GELU switches off at this scale (section 4); "
-                          "ReLU switches off every unit with h < 0.")
+        return wrong(EX1, say("{said} Almost none is what GELU switches off at this scale (section 4); ReLU "
+                              "switches off every unit with h < 0.", said=fb.message))
     return fb
 
 
