@@ -75,8 +75,8 @@ lint: $(TEST_STAMP)
 ## Re-execute notebooks in place and store their outputs (NB=03 for one; FORCE=1 rewrites one with uncommitted changes)
 notebooks: $(TEST_STAMP)
 	$(BIN)/python tools/sync_notebooks.py $(NB)
-	$(BIN)/python tools/section_minutes.py
 	$(BIN)/python tools/run_notebooks.py $(NB)
+	$(BIN)/python tools/section_minutes.py
 	$(BIN)/python tools/claims.py
 
 ## The Korean edition: notebooks/ko/ made from i18n/ko/*.json and executed (NB=03 for one)
@@ -98,6 +98,7 @@ claims: $(TEST_STAMP)
 ## Only rewrite badges and setup cells, no execution (NB=03 for one; FORCE=1 as for notebooks)
 sync: $(TEST_STAMP)
 	$(BIN)/python tools/sync_notebooks.py $(NB)
+	$(BIN)/python tools/section_minutes.py
 
 ## Benchmarks: ratios from one run, demo redraws, the time to re-execute every notebook
 bench: $(TEST_STAMP)
