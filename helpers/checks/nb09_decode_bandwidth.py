@@ -21,29 +21,31 @@ from helpers.config_params import count_params, load_config
 LAYER_RATIO = "Exercise 1 (predict a 7B layer)"
 # (the wrong ratio as a multiple of the right one, what it comes from)
 LAYER_MISTAKES = [
-    (2 / 3, "that counts two matrices of 4096 x 11008: Llama's MLP has three (gate_proj, up_proj, down_proj)."),
-    (1 / 3, "that counts one of the layer's three matrices: gate_proj, up_proj and down_proj are all read."),
-    (2.0, "the layer and the FFN use the same dtype: their bytes per weight cancel."),
-    (0.5, "the layer and the FFN use the same dtype: their bytes per weight cancel."),
+    (2 / 3, say("that counts two matrices of 4096 x 11008: Llama's MLP has three (gate_proj, up_proj, down_proj).")),
+    (1 / 3, say("that counts one of the layer's three matrices: gate_proj, up_proj and down_proj are all read.")),
+    (2.0, say("the layer and the FFN use the same dtype: their bytes per weight cancel.")),
+    (0.5, say("the layer and the FFN use the same dtype: their bytes per weight cancel.")),
 ]
 
 
 def check_layer_ratio(guess, bytes_ratio):
     """Exercise 1: the learner's guess against the bytes' ratio (the layer's weights / the FFN's)."""
-    why = (f"A decode step's time is its bytes over the bandwidth: the layer's three 4096 x 11008 matrices "
-           f"hold {bytes_ratio:.2f}x the weights of the FFN, in the same dtype, and both come from memory at "
-           f"about the same rate, so the timing above lands near {bytes_ratio:.2f} too, within the "
-           f"machine's noise.")
+    why = say("A decode step's time is its bytes over the bandwidth: the layer's three 4096 x 11008 matrices "
+              "hold {bytes_ratio:.2f}x the weights of the FFN, in the same dtype, and both come from memory at "
+              "about the same rate, so the timing above lands near {bytes_ratio:.2f} too, within the "
+              "machine's noise.", bytes_ratio=bytes_ratio)
     feedback = Prediction(LAYER_RATIO, why=why, rel=0.3, variable="my_ratio_guess", fmt="{:.2f}",
                           answer="the bytes give")(guess, bytes_ratio)
     if feedback.status != "wrong" or isinstance(guess, bool) or not isinstance(guess, (int, float)):
         return feedback
     if math.isclose(guess, 1 / bytes_ratio, rel_tol=0.05):
-        return wrong(LAYER_RATIO, f"you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: that is the "
-                                  f"FFN's time over the layer's; the question asks the layer's over the FFN's.")
+        return wrong(LAYER_RATIO, say("you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: that is the "
+                                      "FFN's time over the layer's; the question asks the layer's over the FFN's.",
+                                      guess=guess, bytes_ratio=bytes_ratio))
     for factor, sentence in LAYER_MISTAKES:
         if math.isclose(guess, factor * bytes_ratio, rel_tol=0.05):
-            return wrong(LAYER_RATIO, f"you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: {sentence}")
+            return wrong(LAYER_RATIO, say("you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: {sentence}",
+                                          guess=guess, bytes_ratio=bytes_ratio, sentence=sentence))
     return feedback
 
 
@@ -91,7 +93,8 @@ def _like(*changes):
 
 def _llama2_7b_summary():
     read = bandwidth.decode_weight_bytes(count_params("llama-2-7b"), 2)
-    return f"{sum(read.values()) / 1e9:.1f} GB for Llama-2-7B in bfloat16, {read['mlp'] / sum(read.values()):.0%} of it the MLP"
+    return say("{gb:.1f} GB for Llama-2-7B in bfloat16, {mlp_share:.0%} of it the MLP",
+               gb=sum(read.values()) / 1e9, mlp_share=read["mlp"] / sum(read.values()))
 
 
 check_decode_bytes = Check(
@@ -128,7 +131,8 @@ check_decode_bytes = Check(
         Mistake("{call} = {got}: almost; you are hidden_size weights short: the final RMSNorm, or the one "
                 "embedding row of the new token.", answer=_like("one_vector_short")),
     ],
-    success=f"every matrix once, one embedding row, the unembedding whole: {_llama2_7b_summary()}.",
+    success=say("every matrix once, one embedding row, the unembedding whole: {summary}.",
+                summary=_llama2_7b_summary()),
 )
 
 # ---- Exercise 3: the knee with the KV cache --------------------------------------------------
@@ -163,7 +167,7 @@ KNEE_CASES = [
 
 
 def _batch(knee):
-    return "never" if math.isinf(knee) else f"{knee:.0f}"
+    return say("never") if math.isinf(knee) else format(knee, ".0f")
 
 
 _no_cache, _llama3, _llama2_long = (bandwidth.knee_batch(*case) for case in KNEE_CASES)
@@ -195,7 +199,8 @@ check_knee_batch = Check(
                 "return math.inf.",
                 when=lambda got, *case: isinstance(got, (int, float)) and got == 0),
     ],
-    success=f"B = N * bytes / (2 * N * bandwidth / peak - KV bytes per sequence): {_batch(_no_cache)} for an "
-            f"H100 without a cache, {_batch(_llama3)} for Llama-3-8B at 256 tokens of context, and "
-            f"{_batch(_llama2_long)} for Llama-2-7B at 4096: long contexts keep decode memory-bound at any batch.",
+    success=say("B = N * bytes / (2 * N * bandwidth / peak - KV bytes per sequence): {no_cache} for an "
+                "H100 without a cache, {llama3} for Llama-3-8B at 256 tokens of context, and "
+                "{llama2_long} for Llama-2-7B at 4096: long contexts keep decode memory-bound at any batch.",
+                no_cache=_batch(_no_cache), llama3=_batch(_llama3), llama2_long=_batch(_llama2_long)),
 )
