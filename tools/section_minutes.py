@@ -19,7 +19,6 @@ right under the heading:
 
 import re
 import sys
-from pathlib import Path
 
 import nbformat
 
