@@ -54,6 +54,11 @@ def test_every_notebook_has_a_korean_edition():
     assert not extra, f"notebooks/ko/ holds {extra}, which have no English notebook"
 
 
+def test_the_korean_slides_use_the_same_style_sheet():
+    assert (KO_DIR / "rise.css").read_bytes() == (NOTEBOOK_DIR / "rise.css").read_bytes(), \
+        "notebooks/ko/rise.css differs from notebooks/rise.css: run `make ko`"
+
+
 def test_the_korean_notebook_is_generated_from_the_current_sources(pair):
     _, ko, path = pair
     expected = translations.generate(path)

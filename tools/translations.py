@@ -21,6 +21,7 @@ the English notebook's, byte for byte, except the setup cell, which selects the 
 import difflib
 import json
 import re
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -181,6 +182,7 @@ def write(path):
             nb.metadata = old.metadata | {"course_language": LANGUAGE}
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, out)
+    shutil.copyfile(NOTEBOOK_DIR / "rise.css", OUT_DIR / "rise.css")   # RISE reads the one beside the notebook
     return out
 
 
