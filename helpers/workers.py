@@ -190,7 +190,10 @@ def messages(workers, kinds):
 
 def report(workers, how):
     """One sentence: how the run ended and how each worker did, the cause first."""
-    order = sorted(workers, key=lambda w: (bool(w.stopped_with), 0 if w.stopped_with else w.when(), w.rank))
+    # the cause first: a worker that failed on its own before one that failed because a peer left,
+    # whichever wrote its error first (the two can write within the same moment)
+    order = sorted(workers, key=lambda w: (bool(w.stopped_with), "another worker closed" in w.said(),
+                                           0 if w.stopped_with else w.when(), w.rank))
     return f"The run with {len(workers)} workers {how}: " + "; ".join(w.ending() for w in order) + "."
 
 
