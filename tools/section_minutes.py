@@ -62,10 +62,8 @@ def _weight(cell, kind):
     tags = set(cell.metadata.get("tags", []))
     if cell.cell_type == "markdown":
         text = re.sub(r"```.*?```", "", cell.source, flags=re.S)
-        minutes = len(text.split()) / WORDS_PER_MINUTE
-        for level in re.findall(r"^### Exercise \d+ \((core|stretch)\)", cell.source, re.M):
-            minutes += EXERCISE[level] if level == "stretch" else 0.0   # core ones count at their code cell
-        return minutes
+        stretch = len(re.findall(r"^### Exercise \d+ \(stretch\)", cell.source, re.M))  # core: at their code cell
+        return len(text.split()) / WORDS_PER_MINUTE + EXERCISE["stretch"] * stretch
     minutes = PER_CELL + PER_FIGURE * sum(
         "image/png" in out.get("data", {}) for out in cell.get("outputs", []))
     if kind == "demo":
