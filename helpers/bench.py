@@ -156,13 +156,14 @@ def decode_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
 
 def demo_seconds(demo_module, repeat):
     """Kernel-side seconds of one demo: make(), the first look at its sample setting (a demo just
-    made), then the median release (the draft image a move sends) and sharp image over `repeat`
+    shown), then the median release (the draft image a move sends) and sharp image over `repeat`
     redraws that alternate between the sample and the default setting."""
     start = time.perf_counter()
     demo = demo_module.make()
     made = time.perf_counter() - start
     default = demo.values()
     demo.redraw_seconds()                                   # the stored figure: drawn by show()
+    demo.prepare()                                          # and what show() draws after it
     first = demo.redraw_seconds(**demo_module.SAMPLE)
     settings = [default if i % 2 else demo_module.SAMPLE for i in range(repeat)]
     release = statistics.median(demo.redraw_seconds(**s) for s in settings)

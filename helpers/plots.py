@@ -12,6 +12,7 @@ import io
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -136,6 +137,20 @@ def png_output(fig, alt=None, fast=False, ratio=RETINA):
     fig.canvas.print_figure(buffer, format="png", dpi=fig.dpi * ratio,
                             pil_kwargs={"compress_level": 1 if fast else 6})
     width, height = (round(v) for v in fig.get_size_inches() * fig.dpi)
+    data = {"image/png": buffer.getvalue(), "text/plain": f"<Figure size {width}x{height} "
+                                                         f"with {len(fig.axes)} Axes>"}
+    metadata = {"image/png": {"width": width, "height": height, "alt": alt or alt_text(fig)}}
+    return data, metadata
+
+
+def canvas_png(fig, alt=None):
+    """(data, metadata) like png_output, of what fig's canvas drew last (no new drawing, quick
+    compression): a live demo's draft after only its changed artists were painted."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(np.asarray(fig.canvas.buffer_rgba())).save(buffer, format="png", compress_level=1)
+    width, height = fig.canvas.get_width_height()
     data = {"image/png": buffer.getvalue(), "text/plain": f"<Figure size {width}x{height} "
                                                          f"with {len(fig.axes)} Axes>"}
     metadata = {"image/png": {"width": width, "height": height, "alt": alt or alt_text(fig)}}

@@ -7,19 +7,24 @@ the default settings, and a live kernel updates it.
 
 A redraw answers quickly: a demo may give `update(fig, state, **values)`, which
 changes the artists that `draw` made (set_data, set_text) instead of building the
-figure again; the first image after a move is a draft at screen resolution, and
-the sharp (retina) image follows once the controls rest.
+figure again. If update returns the artists it changed, a move repaints only those
+over a stored image of everything else (blitting: the axes, ticks and legend are
+drawn once, not on every move). The first image after a move is a draft at screen
+resolution, and the sharp (retina) image follows once the controls rest.
 """
 
 import asyncio
+import contextlib
 import time
 
 import matplotlib
 from IPython.display import HTML, display
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from helpers.plots import RETINA, png_output, projector_mode
+from helpers.plots import RETINA, canvas_png, png_output, projector_mode
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Shown above the controls until a redraw happens: a stored notebook's sliders move without a kernel.
@@ -48,11 +53,32 @@ def fit_on_screen(metadata, max_height=MAX_HEIGHT_PX):
     return metadata
 
 
+def changed_artists(fig, changed):
+    """The artists an update returned, checked: each is drawn by an Axes or by the figure itself,
+    so that it can be left out of the stored background and painted over it."""
+    artists = list(changed)
+    for artist in artists:
+        if not isinstance(artist, Artist):
+            raise TypeError(f"update must return the artists it changed (or None to redraw "
+                            f"everything), got {type(artist).__name__} {artist!r}")
+        parent = artist.figure if isinstance(artist, Axes) or artist.axes is None else artist.axes
+        if parent is None or parent.figure is not fig or not any(artist is c for c in parent.get_children()):
+            raise ValueError(f"update returned {artist!r}, which is drawn as part of another artist "
+                             f"(a legend's text, a tick label) or not in this figure: return artists "
+                             f"of an Axes (ax.lines, ax.texts, ax.title) or of the figure, or None to "
+                             f"redraw everything")
+    return sorted(artists, key=lambda a: a.get_zorder())
+
+
 class LiveFigure:
     """draw(fig, **values) draws the figure; moving a control redraws it.
 
     update(fig, state, **values), if given, changes what draw made in place (draw returns
     `state`, e.g. a dict of its artists); without it every redraw draws a fresh figure.
+    If update returns the artists it changed (a list), a move repaints only those over the rest,
+    drawn once; returning None redraws the whole figure. Every other artist must then stay as it
+    is (fixed axis limits, fixed ticks): tests/test_widgets_plots.py checks each demo's drafts
+    against a fresh drawing.
     """
 
     def __init__(self, draw, controls, figsize=(8.0, 4.0), title="Live demo", update=None):
@@ -73,6 +99,11 @@ class LiveFigure:
         self._state = None
         self._handle = None
         self._sharp = None     # the pending sharp redraw (an asyncio timer)
+        self._changed = None   # the artists the last update changed, or None: redraw everything
+        self._animated = []    # the artists left out of the background
+        self._background = None
+        self._background_key = None
+        self._touched = set()  # ids of the artists changed since the last repaint
         for widget in self.controls.values():
             if hasattr(widget, "continuous_update"):
                 widget.continuous_update = False   # redraw once, on release: no queue of redraws
@@ -96,19 +127,71 @@ class LiveFigure:
             w.observe(self._on_change, names="value")
         dpi = matplotlib.rcParams["figure.dpi"]
         if self.update is not None and self.figure is not None and self.figure.dpi == dpi:
-            self.update(self.figure, self._state, **self.values())
+            changed = self.update(self.figure, self._state, **self.values())
+            if changed is None:            # anything may have changed: the background too
+                self._changed, self._background_key = None, None
+            else:
+                self._changed = changed_artists(self.figure, changed)
+                self._touched.update(id(a) for a in self._changed)
         else:
             # A Figure outside pyplot: quicker to make, and pyplot never shows it a second time.
             fig = Figure(figsize=self.figsize, dpi=dpi)
             FigureCanvasAgg(fig)
             self._state = self.draw(fig, **self.values())
             self.figure = fig
+            self._changed, self._animated, self._background, self._background_key = None, [], None, None
+            self._touched = set()
         return self.figure
 
+    def _blit(self):
+        """Paint the changed artists over the background (everything else, drawn once)."""
+        fig, artists = self.figure, self._changed
+        key = ([id(a) for a in artists], fig.dpi, fig.canvas.get_width_height())
+        # An artist changed by an earlier move, with no image sent since, is stale in the background.
+        if key != self._background_key or not self._touched <= set(key[0]):
+            for artist in self._animated:
+                artist.set_animated(False)
+            for artist in artists:
+                artist.set_animated(True)    # left out of a plain draw
+            self._animated = artists
+            fig.canvas.draw()
+            self._background = fig.canvas.copy_from_bbox(fig.bbox)
+            self._background_key = key
+        self._touched = set()
+        fig.canvas.restore_region(self._background)
+        for artist in artists:
+            fig.draw_artist(artist)
+
+    @contextlib.contextmanager
+    def _everything_drawn(self):
+        """The changed artists drawn again by a plain draw (a figure's own children are left out
+        of every draw while they are animated, even a saved one)."""
+        for artist in self._animated:
+            artist.set_animated(False)
+        try:
+            yield
+        finally:
+            for artist in self._animated:
+                artist.set_animated(True)
+
     def image(self, sharp=True):
-        """(data, metadata) of the current figure: sharp (retina) or a draft at screen resolution."""
-        data, metadata = png_output(self.figure, fast=True, ratio=RETINA if sharp else 1)
+        """(data, metadata) of the current figure: sharp (retina) or a draft at screen resolution.
+        A draft after an update that named its artists repaints only those."""
+        if not sharp and self._changed is not None:
+            self._blit()
+            data, metadata = canvas_png(self.figure)
+        else:
+            with self._everything_drawn():
+                data, metadata = png_output(self.figure, fast=True, ratio=RETINA if sharp else 1)
         return data, fit_on_screen(metadata)
+
+    def prepare(self):
+        """Draw the background a move repaints over now, so that the first move is as quick as
+        the next ones (show() calls it after the stored figure is sent)."""
+        if self.update is not None and self.figure is not None:
+            self.render()
+            if self._changed is not None:
+                self._blit()
 
     def redraw_seconds(self, sharp=False, **changes):
         """Seconds from a control's new value to the image a live callback sends (the draft by
@@ -159,5 +242,7 @@ class LiveFigure:
             raw=True,
         )
         self.render()
-        data, metadata = png_output(self.figure)
+        with self._everything_drawn():
+            data, metadata = png_output(self.figure)
         self._handle = display(data, metadata=fit_on_screen(metadata), raw=True, display_id=True)
+        self.prepare()

@@ -1,9 +1,11 @@
 """Live figures and the labelled-figure rule."""
 
 import asyncio
+import io
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 from ipywidgets import IntSlider
 
@@ -72,6 +74,149 @@ def test_a_demo_updated_in_place_shows_what_a_fresh_draw_shows(notebook):
     fresh = module.make()
     fresh.update = None
     assert texts(first) == texts(fresh.render(**module.SAMPLE))
+
+
+def pixels(data):
+    """An image's RGB pixels as integers."""
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(data["image/png"])).convert("RGB")).astype(int)
+
+
+def share_differing(a, b):
+    """The share of pixels that differ visibly (by more than 32 of 255 in a channel)."""
+    assert a.shape == b.shape, f"images of {a.shape} and {b.shape} pixels"
+    return float(np.mean(np.abs(a - b).max(axis=2) > 32))
+
+
+@pytest.mark.parametrize("notebook", [n for n in WITH_NOTEBOOK if demos.load(n).make().update is not None])
+def test_a_demo_repainted_in_place_shows_what_a_fresh_draw_shows(notebook):
+    """The drafts a move sends, and the sharp image after them, look like a fresh drawing of the
+    same setting: an artist that changed but was not returned, or axes that moved, would not."""
+    module = demos.load(notebook)
+    live = module.make()
+    live.render()
+    live.prepare()
+    default = live.values()
+    fresh = module.make()
+    fresh.update = None
+    for setting in (module.SAMPLE, default, module.SAMPLE):
+        live.render(**setting)
+        draft, _ = live.image(sharp=False)
+        fresh.render(**setting)
+        share = share_differing(pixels(draft), pixels(fresh.image(sharp=False)[0]))
+        assert share <= 0.001, f"the draft of {setting}: {share:.2%} of its pixels differ from a fresh drawing"
+    share = share_differing(pixels(live.image(sharp=True)[0]), pixels(fresh.image(sharp=True)[0]))
+    assert share <= 0.001, f"the sharp image: {share:.2%} of its pixels differ from a fresh drawing"
+    live.render(**default)      # a draft after a sharp image (drawn at twice the size) is still right
+    fresh.render(**default)
+    share = share_differing(pixels(live.image(sharp=False)[0]), pixels(fresh.image(sharp=False)[0]))
+    assert share <= 0.001, f"a draft after the sharp image: {share:.2%} of its pixels differ"
+
+
+def draw_two_lines(fig, n):
+    ax = fig.add_subplot()
+    ax.set(xlim=(0, 10), ylim=(0, 10), title="a line of n points", xlabel="i", ylabel="value")
+    (moving,) = ax.plot(range(n), label="moves")
+    ax.plot([0, 10], [5, 5], label="stays")
+    return {"ax": ax, "moving": moving, "legend": ax.legend()}
+
+
+def test_an_update_that_returns_its_artists_repaints_only_those():
+    def update(fig, state, n):
+        state["moving"].set_data(range(n), range(n))
+        return [state["moving"]]
+
+    live = LiveFigure(draw_two_lines, {"n": IntSlider(value=3, min=1, max=10)}, update=update)
+    live.render()
+    live.prepare()
+    drawn = []
+    original = live.figure.draw_artist
+    live.figure.draw_artist = lambda artist: drawn.append(artist) or original(artist)
+    live.render(n=8)
+    live.image(sharp=False)
+    assert drawn == [live._state["moving"]], drawn
+    assert not live._state["ax"].lines[1].get_animated()
+
+
+def test_a_move_never_repaints_over_a_background_an_earlier_move_left_stale():
+    """Two renders with no image between, the second changing less than the first, or an update
+    that returned None (anything changed): the next draft still shows what a fresh drawing does."""
+    def update(fig, state, n, level):
+        changed = []
+        if state.get("n") != n:
+            state["moving"].set_data(range(n), range(n))
+            changed.append(state["moving"])
+        if state.get("level") != level:
+            state["ax"].lines[1].set_ydata([level, level])
+            changed.append(state["ax"].lines[1])
+        state.update(n=n, level=level)
+        title = "a line at the top" if level == 9 else "a line of n points"
+        if state["ax"].get_title() != title:     # the title changes: None says "redraw everything"
+            state["ax"].set_title(title)
+            return None
+        return changed
+
+    def draw(fig, n, level):
+        state = draw_two_lines(fig, n)
+        update(fig, state, n, level)
+        return state
+
+    def controls():
+        return {"n": IntSlider(value=2, min=1, max=10), "level": IntSlider(value=5, min=0, max=10)}
+
+    live = LiveFigure(draw, controls(), update=update)
+    fresh = LiveFigure(draw, controls())
+    live.render()
+    live.prepare()
+    for moves in ([{"n": 4}], [{"level": 8}, {"n": 6}], [{"n": 3}], [{"level": 9}], [{"n": 5}], [{"level": 2}],
+                  [{"level": 9}, {"n": 4}], [{"n": 7}]):
+        for move in moves:
+            live.render(**move)
+        fresh.render(**live.values())
+        share = share_differing(pixels(live.image(sharp=False)[0]), pixels(fresh.image(sharp=False)[0]))
+        assert share <= 0.001, f"after the moves {moves}: {share:.2%} of the pixels differ"
+
+
+def test_a_whole_axes_can_be_repainted_and_the_sharp_image_still_holds_it():
+    """An Axes returned by update is left out of the background; the figure leaves animated
+    children out of every draw, saved ones too, so the sharp and stored images draw it again."""
+    def draw(fig, n):
+        left, right = fig.subplots(1, 2)
+        left.set(title="stays", xlabel="i", ylabel="value")
+        right.bar(range(n), range(1, n + 1))
+        right.set(title=f"{n} bars", xlabel="i", ylabel="value", xlim=(-1, 10), ylim=(0, 11))
+        return right
+
+    def update(fig, right, n):
+        right.clear()
+        right.bar(range(n), range(1, n + 1))
+        right.set(title=f"{n} bars", xlabel="i", ylabel="value", xlim=(-1, 10), ylim=(0, 11))
+        return [right]
+
+    live = LiveFigure(draw, {"n": IntSlider(value=3, min=1, max=10)}, update=update, figsize=(6, 3))
+    fresh = LiveFigure(draw, {"n": IntSlider(value=3, min=1, max=10)}, figsize=(6, 3))
+    live.render()
+    live.prepare()
+    live.render(n=7)
+    fresh.render(n=7)
+    for sharp in (False, True):
+        share = share_differing(pixels(live.image(sharp=sharp)[0]), pixels(fresh.image(sharp=sharp)[0]))
+        assert share <= 0.001, f"sharp={sharp}: {share:.2%} of the pixels differ from a fresh drawing"
+
+
+@pytest.mark.parametrize("returned, error, words", [
+    (lambda s: [s["legend"].get_texts()[0]], ValueError, "part of another artist"),
+    (lambda s: ["moves"], TypeError, "must return the artists it changed"),
+    (lambda s: [plt.figure().add_subplot().plot([1])[0]], ValueError, "not in this figure"),
+])
+def test_an_update_must_return_artists_it_can_repaint(returned, error, words):
+    live = LiveFigure(draw_two_lines, {"n": IntSlider(value=3, min=1, max=10)},
+                      update=lambda fig, state, n: returned(state))
+    live.render()
+    with pytest.raises(error, match=words):
+        live.render(n=4)
+    plt.close("all")
 
 
 def test_update_changes_the_figure_in_place_and_draw_runs_once():

@@ -102,30 +102,46 @@ def changed_rows(X, X_changed, Z, Z_changed):
     return fig
 
 
-def _block(ax, left, top, width, height, name, rows, cols, color):
-    """A matrix drawn to scale as one rectangle, its sizes written on its top and left edges."""
-    ax.add_patch(Rectangle((left, top - height), width, height, facecolor=color,
-                           edgecolor="black", lw=1.0))
-    ax.annotate(cols, (left + width / 2, top), xytext=(0, 3), textcoords="offset points",
-                ha="center", va="bottom", fontsize=10)
-    ax.annotate(rows, (left, top - height / 2), xytext=(-3, 0), textcoords="offset points",
-                ha="right", va="center", fontsize=10, rotation=90)
-    ax.annotate(name, (left + width / 2, top - height), xytext=(0, -4), textcoords="offset points",
-                ha="center", va="top", fontsize=11, weight="bold")
+def _block(ax, color):
+    """A matrix drawn to scale as one rectangle, with texts for its sizes on its top and left
+    edges and its name below (placed by `_place_block`)."""
+    rect = ax.add_patch(Rectangle((0, 0), 1, 1, facecolor=color, edgecolor="black", lw=1.0))
+    cols = ax.annotate("", (0, 0), xytext=(0, 3), textcoords="offset points",
+                       ha="center", va="bottom", fontsize=10)
+    rows = ax.annotate("", (0, 0), xytext=(-3, 0), textcoords="offset points",
+                       ha="right", va="center", fontsize=10, rotation=90)
+    name = ax.annotate("", (0, 0), xytext=(0, -4), textcoords="offset points",
+                       ha="center", va="top", fontsize=11, weight="bold")
+    return rect, cols, rows, name
 
 
-def draw(fig, T, d, m):
-    """X (T x d) @ W (d x m) = Z (T x m) to scale, T, d and m on the edges; FLOPs and weights."""
-    ax = fig.add_axes((0.02, 0.02, 0.96, 0.8))
+def _place_block(block, left, top, width, height, name, rows, cols):
+    """Move and resize a matrix from `_block` and rewrite its sizes."""
+    rect, cols_text, rows_text, name_text = block
+    rect.set_bounds(left, top - height, width, height)
+    cols_text.xy = (left + width / 2, top)
+    cols_text.set_text(cols)
+    rows_text.xy = (left, top - height / 2)
+    rows_text.set_text(rows)
+    name_text.xy = (left + width / 2, top - height)
+    name_text.set_text(name)
+
+
+def _place(artists, T, d, m):
+    """Lay X (T x d) @ W (d x m) = Z (T x m) out to scale, filling the axes: move the blocks and
+    the signs, set the limits and the title."""
+    ax = artists["ax"]
     high = max(T, d)
     gap = max(0.12 * (d + 2 * m) + 1, 0.4 * high)   # room for the labels between the blocks
     left_W, left_Z = d + gap, d + m + 2 * gap
-    _block(ax, 0, 0, d, T, "X", f"T = {T}", f"d = {d}", INPUT)
-    _block(ax, left_W, 0, m, d, "W", f"d = {d}", f"m = {m}", WEIGHT)
-    _block(ax, left_Z, 0, m, T, "Z", f"T = {T}", f"m = {m}", OUTPUT)
+    X, W, Z = artists["blocks"]
+    _place_block(X, 0, 0, d, T, "X", f"T = {T}", f"d = {d}")
+    _place_block(W, left_W, 0, m, d, "W", f"d = {d}", f"m = {m}")
+    _place_block(Z, left_Z, 0, m, T, "Z", f"T = {T}", f"m = {m}")
     middle = -min(T, d) / 2
-    ax.text(d + gap / 2, middle, "@", ha="center", va="center", fontsize=14)
-    ax.text(left_W + m + gap / 2, middle, "=", ha="center", va="center", fontsize=14)
+    at, equals = artists["signs"]
+    at.set_position((d + gap / 2, middle))
+    equals.set_position((left_W + m + gap / 2, middle))
     # Equal scale on both axes, set by hand (no layout pass): the blocks fill the axes,
     # with a few pixels left around them for the labels.
     wide, (width_px, height_px) = left_Z + m, (ax.bbox.width, ax.bbox.height)
@@ -135,10 +151,27 @@ def draw(fig, T, d, m):
     bottom = -high - (height_px / scale - high) * pad_bottom / (pad_top + pad_bottom)
     ax.set_xlim(left, left + width_px / scale)
     ax.set_ylim(bottom, bottom + height_px / scale)
-    ax.set_axis_off()
     weights, tokens = ("weight" if d * m == 1 else "weights"), ("token" if T == 1 else "tokens")
     ax.set_title(f"X @ W = Z: 2·T·d·m = {2 * T * d * m:,} FLOPs; W holds {d * m:,} {weights}, "
                  f"shared by all {T} {tokens}", fontsize=11)
+
+
+def draw(fig, T, d, m):
+    """X (T x d) @ W (d x m) = Z (T x m) to scale, T, d and m on the edges; FLOPs and weights.
+    Returns the artists that `update` moves."""
+    ax = fig.add_axes((0.02, 0.02, 0.96, 0.8))
+    ax.set_axis_off()
+    artists = {"ax": ax, "blocks": [_block(ax, color) for color in (INPUT, WEIGHT, OUTPUT)],
+               "signs": [ax.text(0, 0, sign, ha="center", va="center", fontsize=14) for sign in "@="]}
+    _place(artists, T, d, m)
+    return artists
+
+
+def update(fig, artists, T, d, m):
+    """Lay the blocks out again for new sizes; every artist moves, so all are returned (what
+    stays is the blank figure)."""
+    _place(artists, T, d, m)
+    return [*(a for block in artists["blocks"] for a in block), *artists["signs"], artists["ax"].title]
 
 
 def make():
@@ -147,4 +180,4 @@ def make():
         "d": IntSlider(value=4, min=1, max=64, description="d (input size)", continuous_update=False),
         "m": IntSlider(value=8, min=1, max=256, description="m (output size)", continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(8.0, 3.5), title="X @ W = Z")
+    return LiveFigure(draw, controls, figsize=(8.0, 3.5), title="X @ W = Z", update=update)

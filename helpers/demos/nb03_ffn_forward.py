@@ -5,24 +5,43 @@ from functools import lru_cache
 
 import numpy as np
 from ipywidgets import Dropdown
+from matplotlib.ticker import PercentFormatter
 
 from helpers import activations
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
 SAMPLE = {"d_model": 512, "expansion": 16, "activation": "relu"}
+D_MODELS = (64, 128, 256, 512)
+EXPANSIONS = (1, 2, 4, 8, 16)
+ACTIVATIONS = ("relu", "gelu", "silu")
+SHOWN = 400              # a sorted curve: 400 points draw it
+VALUE_LIMIT = 4.2        # every setting's hidden values lie within -3.9 and 3.9
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=len(D_MODELS))
+def _hidden_layers(d_model):
+    """{d_ff: pre-activations h = x @ W1 + b1 (d_ff,)} of one random token, for every d_ff of
+    this d_model. Each d_ff draws x, W1 and b1 in turn from a generator seeded 3, so a shape's
+    numbers are the first ones of one long stream: drawn once for all its d_ff."""
+    longest = max(EXPANSIONS) * d_model
+    stream = np.random.default_rng(3).standard_normal(d_model * (1 + longest) + longest, dtype=np.float32)
+    x = stream[:d_model]
+    layers = {}
+    for d_ff in (e * d_model for e in EXPANSIONS):
+        end_W1 = d_model * (1 + d_ff)
+        W1 = stream[d_model:end_W1].reshape(d_model, d_ff) / np.sqrt(d_model)
+        b1 = 0.1 * stream[end_W1:end_W1 + d_ff]
+        layers[d_ff] = x @ W1 + b1
+    return layers
+
+
 def _hidden(d_model, d_ff):
     """Pre-activations h = x @ W1 + b1 (d_ff,) of one random token, fixed seed per shape."""
-    rng = np.random.default_rng(3)
-    x = rng.standard_normal(d_model, dtype=np.float32)
-    W1 = rng.standard_normal((d_model, d_ff), dtype=np.float32) / np.sqrt(d_model)
-    b1 = 0.1 * rng.standard_normal(d_ff, dtype=np.float32)
-    return x @ W1 + b1
+    return _hidden_layers(d_model)[d_ff]
 
 
+@lru_cache(maxsize=len(D_MODELS) * len(EXPANSIONS) * len(ACTIVATIONS))
 def _numbers(d_model, expansion, activation):
     """What the figure shows: widths, the left title, the sorted curves and the right title."""
     d_ff = expansion * d_model
@@ -31,16 +50,56 @@ def _numbers(d_model, expansion, activation):
     h = np.sort(_hidden(d_model, d_ff))
     a = activations.get(activation)(h)
     zero, negative = np.mean(a == 0), np.mean(a < 0)
-    shown = np.unique(np.linspace(0, d_ff - 1, 400).astype(int))   # a sorted curve: 400 points draw it
+    shown = np.unique(np.linspace(0, d_ff - 1, SHOWN).astype(int))
     return {
         "widths": [d_model, d_ff, d_ff, d_model],
         "names": ["x", "x @ W1 + b1", activation, "out"],
         "left_title": f"d_ff = {expansion} x {d_model} = {d_ff:,}\n"
                       f"{params:,} parameters, {flops:,} FLOPs per token",
-        "x": shown, "before": h[shown], "after": a[shown],
-        "xlabel": f"hidden neuron (sorted by its input), {d_ff:,} in all",
+        "x": shown / (d_ff - 1), "before": h[shown], "after": a[shown],
         "right_title": f"One token's hidden layer: {zero:.0%} exactly 0, {negative:.0%} negative",
     }
+
+
+def _widths(ax, n):
+    """The four steps as bars to scale (the widest, d_ff, spans the panel), each with its width;
+    returns the bars and their labels."""
+    bars, labels = [], []
+    for i, (w, label) in enumerate(zip(n["widths"], n["names"], strict=True)):
+        share = w / max(n["widths"])
+        bars += ax.barh(i, share, left=-share / 2, color=COLORS["mlp"] if i in (1, 2) else "#9ecae1",
+                        edgecolor="black").patches
+        labels.append(ax.text(0, i, f"{label}\n({w:,})", ha="center", va="center", fontsize=9))
+    ax.set_xlim(-0.55, 0.55)
+    ax.set_yticks(range(4), ["input", "up", "activation", "down"])
+    ax.set_xticks([])
+    ax.grid(False)   # no grid lines across the bars, which are repainted on every move
+    ax.invert_yaxis()
+    ax.set_ylabel("step of the forward pass")
+    ax.set_xlabel("width = features per token (to scale)")
+    ax.set_title(n["left_title"], fontsize=9)
+    return bars, labels
+
+
+def _hidden_panel(ax_h, n, activation):
+    """One token's hidden values, sorted, before and after the activation, on fixed axes (the
+    x axis: the share of the d_ff neurons); the activation's name labels its curve. Returns the
+    two curves and that label."""
+    color = COLORS.get(activation, "black")
+    (before,) = ax_h.plot(n["x"], n["before"], color=COLORS["neutral"], lw=1, label="before (x @ W1 + b1)")
+    (after,) = ax_h.plot(n["x"], n["after"], color=color, lw=1.5)
+    # Above the flat left part of every curve after an activation, below the legend.
+    label = ax_h.text(0.02, 0.3, f"after {activation}", color=color, fontsize=9, va="bottom")
+    ax_h.set_xlim(-0.05, 1.05)
+    ax_h.set_xticks([0, 0.25, 0.5, 0.75, 1])
+    ax_h.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax_h.set_ylim(-VALUE_LIMIT, VALUE_LIMIT)
+    ax_h.set_yticks(range(-4, 5))
+    ax_h.set_xlabel("hidden neuron (sorted by its input), share of all d_ff")
+    ax_h.set_ylabel("value")
+    ax_h.set_title(n["right_title"], fontsize=9)
+    ax_h.legend(loc="upper left", fontsize=9)
+    return before, after, label
 
 
 def draw(fig, d_model, expansion, activation):
@@ -48,55 +107,46 @@ def draw(fig, d_model, expansion, activation):
     Returns the artists that `update` changes."""
     n = _numbers(d_model, expansion, activation)
     ax, ax_h = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.4]})
-    bars, labels = [], []
-    for i, (w, label) in enumerate(zip(n["widths"], n["names"], strict=True)):
-        bars += ax.barh(i, w, left=-w / 2, color=COLORS["mlp"] if i in (1, 2) else "#9ecae1",
-                        edgecolor="black").patches
-        labels.append(ax.text(0, i, f"{label}\n({w:,})", ha="center", va="center", fontsize=9))
-    ax.set_yticks(range(4), ["input", "up", "activation", "down"])
-    ax.set_xticks([])
-    ax.set_ylabel("step of the forward pass")
-    ax.invert_yaxis()
-    ax.set_xlabel("width = features per token (to scale)")
-    ax.set_title(n["left_title"], fontsize=9)
-    (before,) = ax_h.plot(n["x"], n["before"], color=COLORS["neutral"], lw=1, label="before (x @ W1 + b1)")
-    (after,) = ax_h.plot(n["x"], n["after"], color=COLORS.get(activation, "black"), lw=1.5,
-                         label=f"after {activation}")
-    ax_h.set_xlabel(n["xlabel"])
-    ax_h.set_ylabel("value")
-    ax_h.set_title(n["right_title"], fontsize=9)
-    legend = ax_h.legend(loc="upper left", fontsize=9)
+    bars, labels = _widths(ax, n)
+    before, after, after_label = _hidden_panel(ax_h, n, activation)
     fig.subplots_adjust(left=0.13, right=0.97, wspace=0.3)
     return {"ax": ax, "ax_h": ax_h, "bars": bars, "labels": labels, "before": before, "after": after,
-            "legend": legend}
+            "after_label": after_label}
 
 
 def update(fig, artists, d_model, expansion, activation):
-    """Resize the bars, move the curves and rewrite the texts (no new axes)."""
+    """Resize the bars, move the curves and rewrite the texts on fixed axes; return what
+    changed, so that a move repaints only these."""
     n = _numbers(d_model, expansion, activation)
+    widest = max(n["widths"])
     for bar, text, w, label in zip(artists["bars"], artists["labels"], n["widths"], n["names"], strict=True):
-        bar.set_x(-w / 2)
-        bar.set_width(w)
+        bar.set_x(-w / widest / 2)
+        bar.set_width(w / widest)
         text.set_text(f"{label}\n({w:,})")
-    ax, ax_h = artists["ax"], artists["ax_h"]
-    ax.set_xlim(-n["widths"][1] / 2 * 1.05, n["widths"][1] / 2 * 1.05)
-    ax.set_title(n["left_title"], fontsize=9)
+    color = COLORS.get(activation, "black")
     artists["before"].set_data(n["x"], n["before"])
     artists["after"].set_data(n["x"], n["after"])
-    artists["after"].set_color(COLORS.get(activation, "black"))
-    artists["legend"].get_texts()[1].set_text(f"after {activation}")
-    artists["legend"].legend_handles[1].set_color(COLORS.get(activation, "black"))
-    ax_h.relim()
-    ax_h.autoscale_view()
-    ax_h.set_xlabel(n["xlabel"])
-    ax_h.set_title(n["right_title"], fontsize=9)
+    artists["after"].set_color(color)
+    artists["after_label"].set_text(f"after {activation}")
+    artists["after_label"].set_color(color)
+    artists["ax"].set_title(n["left_title"], fontsize=9)
+    artists["ax_h"].set_title(n["right_title"], fontsize=9)
+    return [*artists["bars"], *artists["labels"], artists["ax"].title, artists["before"],
+            artists["after"], artists["after_label"], artists["ax_h"].title]
+
+
+def _warm_up():
+    """Draw every shape's random token once (about 6 million random numbers), so that a first
+    look at any setting is as quick as a repeat."""
+    for d_model in D_MODELS:
+        _hidden_layers(d_model)
 
 
 def make():
+    _warm_up()
     controls = {
-        "d_model": Dropdown(options=[64, 128, 256, 512], value=512, description="d_model"),
-        "expansion": Dropdown(options=[1, 2, 4, 8, 16], value=4, description="d_ff / d_model"),
-        "activation": Dropdown(options=["relu", "gelu", "silu"], value="gelu",
-                               description="activation"),
+        "d_model": Dropdown(options=list(D_MODELS), value=512, description="d_model"),
+        "expansion": Dropdown(options=list(EXPANSIONS), value=4, description="d_ff / d_model"),
+        "activation": Dropdown(options=list(ACTIVATIONS), value="gelu", description="activation"),
     }
     return LiveFigure(draw, controls, figsize=(10.0, 4.0), title="The FFN of one token", update=update)

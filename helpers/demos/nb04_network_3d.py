@@ -5,11 +5,15 @@ projector, off units crossed out on top of their nodes, and preset views: "side"
 each layer edge-on, so the hidden layers stand twice as tall (4x the nodes); "turn"
 rotates the network about its vertical axis. The 3D positions are projected onto the
 screen by `network3d.project` (an orthographic view) and drawn on plain 2D axes, far
-nodes first: a redraw then costs a fraction of a matplotlib 3D axes.
+nodes first: a redraw then costs a fraction of a matplotlib 3D axes. A move changes the
+edges, the nodes, the crosses and the title in place and repaints only those.
 """
+
+from functools import cache
 
 import numpy as np
 from ipywidgets import Dropdown, FloatSlider, IntSlider
+from matplotlib.collections import LineCollection
 
 from helpers import activations, network3d
 from helpers.widgets import LiveFigure
@@ -17,6 +21,7 @@ from helpers.widgets import LiveFigure
 SAMPLE = {"n_layers": 5, "d": 6, "activation": "gelu", "view": "side", "turn": 30.0}
 EDGES = 60        # drawn in all: the strongest of each matrix, split evenly
 NODE_SIZE = 70    # points^2: a node about 8 points across
+EDGE_WIDTH = 1.3  # points: the width of an edge of average strength
 VIEWS = {"angled": (22.0, -58.0), "side": (6.0, -80.0)}   # (elev, azim): 3D depth, or the layer sizes
 
 
@@ -41,36 +46,83 @@ def forward(sizes, activation, seed=0):
     return weights, values, pre
 
 
-def draw(fig, n_layers, d, activation, view, turn):
+@cache
+def network(n_layers, d, activation):
+    """What a setting draws, whatever the view: node positions in 3D, node values, the off mask,
+    the strongest edges of each matrix (node indices, weights), and the title."""
     sizes = layer_sizes(n_layers, d)
     weights, values, pre = forward(sizes, activation)
-    elev, azim = VIEWS[view]
     widest = np.ceil(np.sqrt(max(sizes))) - 1                 # the largest grid's side, in node steps
     positions = network3d.layer_positions(sizes, spacing=max(3.0, 1.5 * widest))   # grids never overlap
-    screen, depth = network3d.project(np.concatenate(positions), elev, azim + turn)   # (n, 2), (n,)
     starts = np.cumsum([0] + sizes)
-    flat = [screen[a:b] for a, b in zip(starts[:-1], starts[1:], strict=True)]       # per layer, on screen
-    ax = fig.add_subplot()
     k = max(4, EDGES // len(weights))
-    shown = sum(network3d.draw_edges(ax, flat[i], flat[i + 1], W, k=k, linewidth=1.3)
-                for i, W in enumerate(weights))
-    order = np.argsort(depth)                             # far nodes first: near ones paint over them
-    every_value = np.concatenate(values)
-    network3d.draw_nodes(ax, screen[order], every_value[order], vmax=np.abs(every_value).max(),
-                         size=NODE_SIZE)
-    off = hidden = 0
-    for pos, v, h in zip(flat, values, pre, strict=True):
-        if h is not None:                                 # a hidden layer: cross out its off units
-            off += network3d.mark_off(ax, pos, network3d.switched_off(h, v), size=NODE_SIZE)
-            hidden += len(h)
-    total = sum(W.size for W in weights)
-    ax.set_title(f"{' -> '.join(map(str, sizes))} with {activation}: {off} of {hidden} hidden nodes off (x)\n"
-                 f"{shown} strongest of {total:,} edges: solid w > 0, dashed w < 0; colour: node value",
-                 fontsize=10)
-    lo, hi = screen.min(axis=0), screen.max(axis=0)
-    ax.set(xlim=(lo[0] - 0.8, hi[0] + 0.8), ylim=(lo[1] - 0.8, hi[1] + 0.8), aspect="equal")
+    edges = []                                            # (from node, to node, weight), matrix by matrix
+    for i, W in enumerate(weights):
+        rows, cols = network3d.strongest_edges(W, k)
+        edges.append((starts[i] + rows, starts[i + 1] + cols, W[rows, cols]))
+    off = [np.zeros(len(v), bool) if h is None else network3d.switched_off(h, v)
+           for v, h in zip(values, pre, strict=True)]
+    hidden = sum(len(h) for h in pre if h is not None)
+    shown, total = sum(len(w) for *_, w in edges), sum(W.size for W in weights)
+    title = (f"{' -> '.join(map(str, sizes))} with {activation}: "
+             f"{int(np.concatenate(off).sum())} of {hidden} hidden nodes off (x)\n"
+             f"{shown} strongest of {total:,} edges: solid w > 0, dashed w < 0; colour: node value")
+    return np.concatenate(positions), np.concatenate(values), np.concatenate(off), edges, title
+
+
+@cache
+def edge_style(n_layers, d, activation):
+    """Each edge's colour, line style and width: grey, solid for w > 0 and dashed for w < 0,
+    darker and wider the larger |w| is within its matrix."""
+    *_, edges, _ = network(n_layers, d, activation)
+    colors, styles, widths = [], [], []
+    for *_, w in edges:
+        strength = np.abs(w) / max(np.abs(w).max(), 1e-300)
+        colors.append(network3d.edge_colors(w))
+        styles += network3d.edge_styles(w)
+        widths.append(EDGE_WIDTH * (0.6 + 0.8 * strength))
+    return np.concatenate(colors), styles, np.concatenate(widths)
+
+
+def draw(fig, n_layers, d, activation, view, turn):
+    """The network's edges, its nodes lit by their values (far ones first), its off units crossed
+    out, and a title with the counts. Returns the artists that `update` changes."""
+    ax = fig.add_subplot()
+    artists = {"ax": ax,
+               "edges": ax.add_collection(LineCollection([], zorder=1)),
+               "nodes": network3d.draw_nodes(ax, np.zeros((1, 2)), np.zeros(1), vmax=1.0, size=NODE_SIZE),
+               "off": ax.scatter([], [], s=1.6 * NODE_SIZE, zorder=3, **network3d.OFF_MARK)}
+    ax.set_title(" ", fontsize=10)
+    ax.set_aspect("equal")
     ax.set_axis_off()                                     # a projection of 3D: screen axes mean nothing
     fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.88)
+    update(fig, artists, n_layers, d, activation, view, turn)
+    return artists
+
+
+def update(fig, artists, n_layers, d, activation, view, turn):
+    """Project the network for this view, move the edges, nodes and crosses, rewrite the title and
+    fit the axes around the picture; return what changed."""
+    points, values, off, edges, title = network(n_layers, d, activation)
+    colors, styles, widths = edge_style(n_layers, d, activation)
+    elev, azim = VIEWS[view]
+    screen, depth = network3d.project(points, elev, azim + turn)   # (n, 2), (n,)
+    lines = artists["edges"]
+    lines.set_segments(np.concatenate([np.stack([screen[a], screen[b]], axis=1) for a, b, _ in edges]))
+    lines.set(colors=colors, linestyles=styles, linewidths=widths)
+    order = np.argsort(depth)                             # far nodes first: near ones paint over them
+    nodes = artists["nodes"]
+    nodes.set_offsets(screen[order])
+    nodes.set_array(values[order])
+    vmax = np.abs(values).max()
+    nodes.set_clim(-vmax, vmax)
+    artists["off"].set_offsets(screen[off].reshape(-1, 2))
+    ax = artists["ax"]
+    ax.set_title(title, fontsize=10)
+    lo, hi = screen.min(axis=0), screen.max(axis=0)
+    ax.set(xlim=(lo[0] - 0.8, hi[0] + 0.8), ylim=(lo[1] - 0.8, hi[1] + 0.8))
+    ax.apply_aspect()                                     # the box fits the picture before it is painted
+    return [lines, nodes, artists["off"], ax.title]
 
 
 def make():
@@ -82,4 +134,4 @@ def make():
         "turn": FloatSlider(value=0.0, min=-180.0, max=180.0, step=15.0, description="turn (degrees)",
                             continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(6.4, 4.6), title="A network in 3D")
+    return LiveFigure(draw, controls, figsize=(6.4, 4.6), title="A network in 3D", update=update)

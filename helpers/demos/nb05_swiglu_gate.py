@@ -30,7 +30,7 @@ def draw(fig, up, gate_pre):
     g, title = _title(up, gate_pre)
     ax.axhspan(0.0, 1.0, color=NEUTRAL, alpha=0.15, lw=0, zorder=0, label="a switch would stay in [0, 1]")
     ax.plot(Z, gate, "--", color=COLORS["silu"], label="gate g = SiLU(z)")
-    (output,) = ax.plot(Z, gate * up, color=COLORS["mlp"], label=f"output g * u  (u = {up:.2f})")
+    (output,) = ax.plot(Z, gate * up, color=COLORS["mlp"], label="output g * u")
     (point,) = ax.plot([gate_pre], [g * up], "o", color="black", markersize=8)
     (gate_point,) = ax.plot([gate_pre], [g], "o", color=COLORS["silu"], markersize=6)
     u_line = ax.axhline(up, color=NEUTRAL, linewidth=0.8, linestyle=":", label="u itself (gate = 1)")
@@ -40,20 +40,21 @@ def draw(fig, up, gate_pre):
     ax.set_xlabel("gate pre-activation z = (x @ W_gate)[j]")
     ax.set_ylabel("value of feature j")
     ax.set_title(title)
-    legend = ax.legend(loc="upper left")
-    return {"ax": ax, "output": output, "point": point, "gate_point": gate_point, "u_line": u_line,
-            "label": legend.get_texts()[2]}
+    ax.legend(loc="upper left")
+    return {"ax": ax, "output": output, "point": point, "gate_point": gate_point, "u_line": u_line}
 
 
 def update(fig, artists, up, gate_pre):
-    """Move the curve, the points and the line of u; rewrite the title and the legend's u."""
+    """Move the curve, the points and the line of u and rewrite the title (which states u);
+    return what changed, so that a move repaints only these."""
     g, title = _title(up, gate_pre)
     artists["output"].set_ydata(activations.silu(Z) * up)
     artists["point"].set_data([gate_pre], [g * up])
     artists["gate_point"].set_data([gate_pre], [g])
     artists["u_line"].set_ydata([up, up])
-    artists["label"].set_text(f"output g * u  (u = {up:.2f})")
     artists["ax"].set_title(title)
+    return [artists["output"], artists["point"], artists["gate_point"], artists["u_line"],
+            artists["ax"].title]
 
 
 def make():

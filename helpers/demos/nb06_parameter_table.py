@@ -1,6 +1,17 @@
-"""Notebook 06's demo: pick a model, scale its width, depth and MLP, see where the parameters are."""
+"""Notebook 06's demo: pick a model, scale its width, depth and MLP, see where the parameters are.
 
+A move changes the bars, their labels, the grid over them and the title that `draw` made and
+repaints only those: the axes, the 0-100% ticks and the axis labels stay as they are drawn once.
+"""
+
+from functools import cache
+
+import matplotlib
 from ipywidgets import Dropdown, FloatSlider
+from matplotlib.collections import LineCollection
+from matplotlib.lines import TICKLEFT, Line2D
+from matplotlib.patches import Rectangle
+from matplotlib.transforms import offset_copy
 
 from helpers.config_params import count_params, human, load_config, shipped_configs
 from helpers.plots import COLORS
@@ -27,6 +38,11 @@ _PARTS = {
 }
 TINY = 0.01          # parts under 1% of the total share one "other" row
 PER_TOKEN = "MLP, per token"
+MAX_ROWS = len(_PARTS) + 1          # every part, or all but one and "other"; and the MLP per token
+BAR = 0.8                           # a bar's height, in rows
+TICKS = [0, 25, 50, 75, 100]        # the share axis, in %
+LABEL_GAP = 7                       # points from the axis to a row's name: a tick and its pad
+YLABEL_X = -0.216                   # the y label's place, in axes widths: left of "other (< 1% each)"
 
 
 def scaled_config(model, d_scale=1.0, layer_scale=1.0, ff_scale=1.0):
@@ -70,33 +86,98 @@ def rows(b):
     return found
 
 
-def draw(fig, model, d_scale, layer_scale, ff_scale):
-    """Horizontal bars: each part's share of the parameters, 0-100%, with its count."""
+@cache
+def breakdown(model, d_scale, layer_scale, ff_scale):
+    """The parameter count of a model scaled by these factors, and its rows (the first part on top)."""
     b = count_params(scaled_config(model, d_scale, layer_scale, ff_scale))
-    found = rows(b)[::-1]                                   # the first part on top
-    ax = fig.add_subplot(1, 1, 1)
-    per_token = [label == PER_TOKEN for label, *_ in found]
-    ax.barh([label for label, *_ in found], [share for _, share, *_ in found],
-            color=[color for *_, color in found], hatch=["//" if p else "" for p in per_token],
-            edgecolor="white")
-    for y, (_, share, count, note, _) in enumerate(found):
-        inside = share > 70                                  # a long bar carries its label inside
-        percent = f"{share:.1f}%" if share >= 0.05 else "< 0.1%"
-        text = f"{percent}  ({human(count)}{', ' + note if note else ''})"
-        ax.text(share - 1 if inside else share + 1, y, text, ha="right" if inside else "left", va="center",
-                fontsize=9)
-    ax.set_xlim(0, 100)
-    ax.set_xticks([0, 25, 50, 75, 100], ["0%", "25%", "50%", "75%", "100%"])
-    ax.set_xlabel("share of all parameters" + ("; hatched: of those one token uses" if any(per_token) else ""))
-    ax.set_ylabel("part of the model")
-    scaled = "" if (d_scale, layer_scale, ff_scale) == (1.0, 1.0, 1.0) else ", scaled"
-    lines = [f"{model}{scaled}: {human(b.total)} parameters, {b.mlp_share:.0%} of them in the MLP"]
+    return b, rows(b)[::-1]
+
+
+def title(model, b, scaled):
+    """The model's size and MLP share, what one token uses (an MoE: the hatched bar), its shape."""
+    lines = [f"{model}{', scaled' if scaled else ''}: {human(b.total)} parameters, {b.mlp_share:.0%} of them in the MLP"]
     if b.active != b.total:
-        lines.append(f"one token uses {human(b.active)}, {b.mlp_active_share:.0%} of them in the MLP")
+        lines.append(f"one token uses {human(b.active)}, {b.mlp_active_share:.0%} of them in the MLP (hatched)")
     lines.append(f"d_model {b.d_model:,}, {b.n_layers} layers, d_ff {b.d_ff:,}")
-    ax.set_title("\n".join(lines), y=1.0)  # a fixed position: matplotlib skips measuring the axes for the title
-    top = 0.84 if len(lines) == 2 else 0.79
-    fig.subplots_adjust(left=0.22, right=0.97, top=top, bottom=0.14)  # no tight_layout: it draws twice
+    return "\n".join(lines)
+
+
+def _add_rows(fig, artists, n):
+    """Room for n rows: a bar, its value and its name (a figure text: the axes' texts are the values)."""
+    ax = artists["ax"]
+    name_at = offset_copy(ax.get_yaxis_transform(), fig=fig, x=-LABEL_GAP, units="points")
+    for _ in range(len(artists["bars"]), n):
+        artists["bars"].append(ax.add_patch(Rectangle((0, 0), 0, BAR, edgecolor="white", visible=False)))
+        artists["values"].append(ax.text(0, 0, "", va="center", fontsize=9, visible=False))
+        artists["names"].append(fig.text(0, 0, "", transform=name_at, ha="right", va="center_baseline",
+                                         fontsize=matplotlib.rcParams["ytick.labelsize"], visible=False))
+
+
+def _grid(ax):
+    """Grid lines over the bars, as an axes draws them: at the share ticks and at every row."""
+    rc = matplotlib.rcParams
+    return ax.add_collection(LineCollection([], colors=rc["grid.color"], linewidths=rc["grid.linewidth"],
+                                            linestyles=rc["grid.linestyle"], alpha=rc["grid.alpha"], zorder=1.5))
+
+
+def draw(fig, model, d_scale, layer_scale, ff_scale):
+    """Horizontal bars: each part's share of the parameters, 0-100%, with its count.
+    Returns the artists that `update` changes."""
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_xlim(0, 100)
+    ax.set_xticks(TICKS, [f"{t}%" for t in TICKS])
+    ax.set_yticks([])
+    ax.grid(False)
+    ax.set_xlabel("share of all parameters")
+    ax.set_ylabel("part of the model")
+    ax.yaxis.set_label_coords(YLABEL_X, 0.5)
+    fig.subplots_adjust(left=0.22, right=0.97, top=0.79, bottom=0.14)  # no tight_layout: it draws twice
+    artists = {"ax": ax, "bars": [], "values": [], "names": [], "grid": _grid(ax),
+               "ticks": ax.add_line(Line2D([], [], transform=ax.get_yaxis_transform(), marker=TICKLEFT,
+                                           linestyle="", color=matplotlib.rcParams["ytick.color"],
+                                           markersize=matplotlib.rcParams["ytick.major.size"],
+                                           markeredgewidth=matplotlib.rcParams["ytick.major.width"],
+                                           clip_on=False, zorder=1.5))}
+    _add_rows(fig, artists, len(breakdown(model, d_scale, layer_scale, ff_scale)[1]))
+    _fill(artists, model, d_scale, layer_scale, ff_scale)
+    return artists
+
+
+def _fill(artists, model, d_scale, layer_scale, ff_scale):
+    """Set the bars, values, names, ticks, grid and title of a setting; hide the rows it does not use."""
+    b, found = breakdown(model, d_scale, layer_scale, ff_scale)
+    n, ax = len(found), artists["ax"]
+    for y, (bar, value, name) in enumerate(zip(artists["bars"], artists["values"], artists["names"], strict=True)):
+        for artist in (bar, value, name):
+            artist.set_visible(y < n)
+        if y < n:
+            _row(bar, value, name, y, *found[y])
+    pad = matplotlib.rcParams["axes.ymargin"] * (n - 1 + BAR)
+    bottom, top = -BAR / 2 - pad, n - 1 + BAR / 2 + pad         # as autoscaling would fit n bars
+    ax.set_ylim(bottom, top)
+    artists["ticks"].set_data([0] * n, range(n))
+    artists["grid"].set_segments([[(x, bottom), (x, top)] for x in TICKS] + [[(0, y), (100, y)] for y in range(n)])
+    ax.set_title(title(model, b, (d_scale, layer_scale, ff_scale) != (1.0, 1.0, 1.0)), y=1.0)
+
+
+def _row(bar, value, name, y, label, share, count, note, color):
+    """One row: its bar (hatched for the MLP per token), its share and count, its name."""
+    bar.set(y=y - BAR / 2, width=share, facecolor=color, hatch="//" if label == PER_TOKEN else None)
+    inside = share > 70                                      # a long bar carries its label inside
+    percent = f"{share:.1f}%" if share >= 0.05 else "< 0.1%"
+    value.set(x=share - 1 if inside else share + 1, y=y, ha="right" if inside else "left",
+              text=f"{percent}  ({human(count)}{', ' + note if note else ''})")
+    name.set(y=y, text=label)
+
+
+def update(fig, artists, model, d_scale, layer_scale, ff_scale):
+    """Redraw the rows and the title for a new setting, in place; return what changed (the spines
+    too: the bars are painted over their place, and the axes draws its spines over the bars)."""
+    _add_rows(fig, artists, MAX_ROWS)        # once: every later move repaints the same artists
+    _fill(artists, model, d_scale, layer_scale, ff_scale)
+    ax = artists["ax"]
+    return [*artists["bars"], *artists["values"], *artists["names"], artists["grid"], artists["ticks"],
+            ax.spines["left"], ax.spines["bottom"], ax.title]
 
 
 def make():
@@ -110,4 +191,4 @@ def make():
         "ff_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description="MLP width (d_ff) x",
                                 continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="Where the parameters are")
+    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="Where the parameters are", update=update)

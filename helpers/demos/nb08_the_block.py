@@ -92,13 +92,15 @@ def draw(fig, depth, residual, kind, table):
 
 
 def update(fig, lines, depth, residual, kind, table):
-    """Move the three lines to the new stack and rewrite the title (the axes stay)."""
+    """Move the three lines to the new stack and rewrite the title (the axes and legend stay);
+    return what changed, so that a move repaints only these."""
     t = table[kind, residual]
     layers = list(range(1, depth + 1))
     lines["stream"].set_data(range(depth + 1), t["stream"][: depth + 1])
     lines["attn"].set_data(layers, t["attn"][:depth])
     lines["mlp"].set_data(layers, t["mlp"][:depth])
     lines["ax"].set_title(_title(depth, residual, kind, t))
+    return [lines["stream"], lines["attn"], lines["mlp"], lines["ax"].title]
 
 
 def make():

@@ -9,12 +9,16 @@ one step reads (bfloat16), the MLP's share, and the roofline's time per step ove
 sizes, from the model's config and the GPU's published bandwidth and peak FLOP/s.
 """
 
+import math
 from functools import cache
 
+import matplotlib
 import numpy as np
 from ipywidgets import Dropdown, SelectionSlider
 from matplotlib.figure import Figure
-from matplotlib.ticker import FormatStrFormatter
+from matplotlib.lines import TICKLEFT, Line2D
+from matplotlib.ticker import FormatStrFormatter, NullLocator
+from matplotlib.transforms import ScaledTranslation, offset_copy
 
 from helpers.bandwidth import (
     GPUS,
@@ -105,6 +109,15 @@ BYTES_PER_PARAM = 2  # bfloat16 weights and cache
 SAMPLE = {"model": "llama-3-8b", "batch": 64, "context": 8192,
           "hardware": "A100 80GB SXM: 2.04 TB/s, 312 TFLOP/s"}
 LABELS = {"mlp": "MLP", "attention": "attention", "other": "rest", "kv": "KV cache"}
+TABLE_ROWS = ["one step, batch", "context tokens", *LABELS.values(), "knee with cache:"]
+BATCH_ROWS = (0, 5)     # the rows a move of the batch alone changes: the batch and the KV cache
+TABLE_WIDTH = 22        # characters of the box; its values end at this column (the last row's follows its name)
+TABLE_FONT = 9
+ROW_PT = 11             # points from one row's baseline to the next
+MONO_ADVANCE = 0.602    # a DejaVu Sans Mono character's width, in em
+TICK_SLOTS = 6          # labels for up to six decades on the y axis
+YLABEL_PT = 46          # the y label's distance left of the axes: room for labels such as "100000"
+CURVES = ("no_kv", "with_kv", "no_kv_label", "with_kv_label", "knee", "knee_label")
 
 
 @cache
@@ -130,40 +143,153 @@ def step_seconds(name, batch, context, bandwidth, peak_flops):
     return roofline_seconds(2 * active * batch, n_bytes, peak_flops, bandwidth)
 
 
-def draw(fig, model, batch, context, hardware):
-    """The roofline's time per decode step over batch sizes, with this step's bytes by part."""
+@cache
+def _curves(model, context, hardware):
+    """ms per step over BATCHES for weights only and with the KV cache, and both knees."""
     bandwidth, peak = HARDWARE[hardware]
     breakdown, _, active = _model(model)
-    parts = step_bytes(model, batch, context)
-    weights = parts["mlp"] + parts["attention"] + parts["other"]
-    ax = fig.subplots()  # one axes: a second one (a bar chart) doubled the redraw time
-    with_kv = [step_seconds(model, b, context, bandwidth, peak) * 1e3 for b in BATCHES]
     no_kv = [step_seconds(model, b, None, bandwidth, peak) * 1e3 for b in BATCHES]
-    ax.loglog(BATCHES, no_kv, "-", color=COLORS["mlp"])
-    ax.loglog(BATCHES, with_kv, "o-", color=COLORS["kv"], markersize=3)
-    ax.text(BATCHES[-1], no_kv[-1], " weights only", color=COLORS["mlp"], fontsize=9, va="center")
-    ax.text(BATCHES[-1], with_kv[-1], " + KV cache", color=COLORS["kv"], fontsize=9, va="center")
+    with_kv = [step_seconds(model, b, context, bandwidth, peak) * 1e3 for b in BATCHES]
     knee = peak * BYTES_PER_PARAM / (2 * bandwidth)
-    ax.axvline(knee, color=NEUTRAL, linestyle=":")
-    ax.text(knee, no_kv[0], f" knee, weights only: batch {knee:.0f}", color=NEUTRAL, fontsize=9, va="bottom")
     kv_knee = knee_batch(active, kv_cache_bytes(breakdown, context, BYTES_PER_PARAM), peak, bandwidth,
                          BYTES_PER_PARAM)
+    return no_kv, with_kv, knee, kv_knee
+
+
+def _values(model, batch, context, hardware):
+    """The box's value on each row, and the title."""
+    parts = step_bytes(model, batch, context)
+    weights = parts["mlp"] + parts["attention"] + parts["other"]
+    _, with_kv, _, kv_knee = _curves(model, context, hardware)
     with_cache = "never" if kv_knee == float("inf") else f"batch {kv_knee:,.0f}"
     now = with_kv[BATCHES.index(batch)]
-    ax.plot([batch], [now], "o", color="black", markersize=7)
-    table = "\n".join(f"{label:<10}{parts[key] / 1e9:>8.1f} GB" for key, label in LABELS.items())
-    ax.text(0.02, 0.97, f"one step, batch {batch}:\n{table}\nknee with cache: {with_cache}",
-            transform=ax.transAxes, family="monospace", fontsize=9, va="top")
+    values = [str(batch), str(context), *(f"{parts[key] / 1e9:.1f} GB" for key in LABELS), f" {with_cache}"]
+    title = (f"{model}: MLP {parts['mlp'] / weights:.0%} of weight bytes, KV cache "
+             f"{parts['kv'] / sum(parts.values()):.0%} of all bytes read\n"
+             f"{now:.1f} ms per step at batch {batch}: {batch / now * 1e3:,.0f} tokens/s")
+    return now, values, title
+
+
+def _row(fig, ax, i, column=0):
+    """Where row i of the box sits: `column` characters from its left edge, on the row's baseline."""
+    shift = ScaledTranslation(column * MONO_ADVANCE * TABLE_FONT / 72, -(8 + i * ROW_PT) / 72,
+                              fig.dpi_scale_trans)
+    return ax.transAxes + shift
+
+
+def _box(fig, ax):
+    """The box of what one step reads: its row names (drawn once) and a text per row for its value,
+    right-aligned but the last (the knee with the cache, a number or "never"), which follows its name."""
+    style = {"family": "monospace", "fontsize": TABLE_FONT, "va": "baseline"}
+    # The names sit below the grid, so that a grid redrawn over them looks as a fresh one.
+    names = [ax.text(0.02, 0.97, name, transform=_row(fig, ax, i), zorder=1, **style)
+             for i, name in enumerate(TABLE_ROWS)]
+    values = [ax.text(0.02, 0.97, "", transform=_row(fig, ax, i, TABLE_WIDTH), ha="right", **style)
+              for i in range(len(TABLE_ROWS) - 1)]
+    knee = ax.annotate("", xy=(1, 0.97), xycoords=(names[-1], _row(fig, ax, len(TABLE_ROWS) - 1)), **style)
+    return [*values, knee]
+
+
+def _y_limits(no_kv, with_kv):
+    """The curves' y range with margins (axes.ymargin of their span in decades), as a log axis
+    autoscales it."""
+    low, high = math.log10(min(no_kv)), math.log10(max(with_kv))
+    pad = matplotlib.rcParams["axes.ymargin"] * (high - low)
+    return 10 ** (low - pad), 10 ** (high + pad)
+
+
+def _y_ticks(ax):
+    """The y axis's grid lines, tick marks and labels, as a log axis draws them but as the axes'
+    own artists: a move redraws these, and the axis keeps only its label, drawn once."""
+    rc = matplotlib.rcParams
+    on_y = ax.get_yaxis_transform()   # x in axes fractions, y in data
+    grid = ax.add_line(Line2D([], [], transform=on_y, color=rc["grid.color"], linewidth=rc["grid.linewidth"],
+                              linestyle=rc["grid.linestyle"], alpha=rc["grid.alpha"], zorder=1.5))
+    marks = ax.add_line(Line2D([], [], transform=on_y, marker=TICKLEFT, linestyle="none", clip_on=False,
+                               markersize=rc["ytick.major.size"], markeredgewidth=rc["ytick.major.width"],
+                               color=rc["ytick.color"], zorder=1.5))
+    at_ticks, va, ha = ax.get_yaxis_text1_transform(rc["ytick.major.pad"] + rc["ytick.major.size"])
+    labels = [ax.text(0, 1, "", transform=at_ticks, va=va, ha=ha, fontsize=rc["ytick.labelsize"])
+              for _ in range(TICK_SLOTS)]
+    ax.yaxis.set_major_locator(NullLocator())
+    ax.yaxis.set_label_coords(0, 0.5, transform=offset_copy(ax.transAxes, ax.figure, x=-YLABEL_PT, units="points"))
+    return {"grid": grid, "marks": marks, "labels": labels}
+
+
+def _move_y_ticks(ticks, low, high):
+    """A tick, a grid line and a label ("%g") at each power of ten from low to high."""
+    decades = [10.0**k for k in range(math.ceil(math.log10(low)), math.floor(math.log10(high)) + 1)]
+    ticks["grid"].set_data([0, 1, np.nan] * len(decades), np.repeat(decades, 3))
+    ticks["marks"].set_data([0] * len(decades), decades)
+    for i, label in enumerate(ticks["labels"]):
+        label.set_text(f"{decades[i]:g}" if i < len(decades) else "")
+        label.set_y(decades[i] if i < len(decades) else 1)
+
+
+def draw(fig, model, batch, context, hardware):
+    """The roofline's time per decode step over batch sizes, with this step's bytes by part.
+    Returns the artists that `update` changes."""
+    ax = fig.subplots()  # one axes: a second one (a bar chart) doubled the redraw time
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    artists = {
+        "ax": ax,
+        "no_kv": ax.plot([], [], "-", color=COLORS["mlp"])[0],
+        "with_kv": ax.plot([], [], "o-", color=COLORS["kv"], markersize=3)[0],
+        "no_kv_label": ax.text(0, 0, " weights only", color=COLORS["mlp"], fontsize=9, va="center"),
+        "with_kv_label": ax.text(0, 0, " + KV cache", color=COLORS["kv"], fontsize=9, va="center"),
+        "knee": ax.axvline(1, color=NEUTRAL, linestyle=":"),
+        "knee_label": ax.text(0, 0, "", color=NEUTRAL, fontsize=9, va="bottom"),
+        "point": ax.plot([], [], "o", color="black", markersize=7)[0],
+        "values": _box(fig, ax),
+        "y_ticks": _y_ticks(ax),
+        "shown": None,
+    }
     ax.set_xlim(0.7, BATCHES[-1] * 6)
-    ax.set_xlabel(f"batch (sequences decoding together), context {context} tokens")
+    ax.set_xlabel("batch (sequences decoding together)")
     ax.set_ylabel("ms per decode step (roofline)")
-    ax.set_title(f"{model}: MLP {parts['mlp'] / weights:.0%} of weight bytes, KV cache "
-                 f"{parts['kv'] / sum(parts.values()):.0%} of all bytes read\n"
-                 f"{now:.1f} ms per step at batch {batch}: {batch / now * 1e3:,.0f} tokens/s",
-                 fontsize=10)
     ax.minorticks_off()  # minor ticks and math-text labels of log axes are slow to draw
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    update(fig, artists, model, batch, context, hardware)
+    return artists
+
+
+def _move_curves(artists, model, context, hardware):
+    """Both curves, their labels and the knee for one model, context and GPU; the y axis fits them."""
+    no_kv, with_kv, knee, _ = _curves(model, context, hardware)
+    artists["no_kv"].set_data(BATCHES, no_kv)
+    artists["with_kv"].set_data(BATCHES, with_kv)
+    artists["no_kv_label"].set_position((BATCHES[-1], no_kv[-1]))
+    artists["with_kv_label"].set_position((BATCHES[-1], with_kv[-1]))
+    artists["knee"].set_xdata([knee, knee])
+    artists["knee_label"].set_position((knee, no_kv[0]))
+    artists["knee_label"].set_text(f" knee, weights only: batch {knee:.0f}")
+    low, high = _y_limits(no_kv, with_kv)
+    artists["ax"].set_ylim(low, high)
+    _move_y_ticks(artists["y_ticks"], low, high)
+
+
+def update(fig, artists, model, batch, context, hardware):
+    """Move the curves, the point, the box's values and the title. Return what changed, in drawing
+    order: the point, the title and the batch's rows when only the batch moved; the y ticks, the
+    curves and the whole box too otherwise (a first drawing, or the model, context or GPU changed)."""
+    ax = artists["ax"]
+    now, values, title = _values(model, batch, context, hardware)
+    artists["point"].set_data([batch], [now])
+    for text, value in zip(artists["values"], values, strict=True):
+        text.set_text(value)
+    ax.set_title(title, fontsize=10, y=1.0)   # y given: no search for room above the axes on a redraw
+    curves, shown = (model, context, hardware), artists["shown"]
+    artists["shown"] = (curves, batch)
+    if shown is not None and shown[0] == curves and shown[1] != batch:
+        changed = [artists["point"], ax.title, *(artists["values"][i] for i in BATCH_ROWS)]
+    else:
+        _move_curves(artists, model, context, hardware)
+        ticks = artists["y_ticks"]
+        changed = [artists["point"], ax.title, *artists["values"], ticks["grid"], ticks["marks"],
+                   *ticks["labels"], ax.spines["left"], ax.spines["bottom"], *(artists[k] for k in CURVES)]
+    ids = {id(a) for a in changed}
+    return [a for a in ax.get_children() if id(a) in ids]
 
 
 def make():
@@ -173,4 +299,4 @@ def make():
         "context": SelectionSlider(options=CONTEXTS, value=2048, description="context"),
         "hardware": Dropdown(options=list(HARDWARE), value=list(HARDWARE)[-2], description="hardware"),
     }
-    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="What one decode step reads")
+    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="What one decode step reads", update=update)

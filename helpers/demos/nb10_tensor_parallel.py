@@ -19,12 +19,14 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import NullLocator
+from matplotlib.transforms import offset_copy
 
 from helpers.plots import NEUTRAL, OKABE_ITO
 from helpers.widgets import LiveFigure
 
 SAMPLE = {"n_workers": 4, "step": 3}        # n_workers first: it sets the step slider's range
 N_WORKERS = [2, 3, 4, 6, 8]
+SENT_BELOW_PT = 29      # the demo's count of what was sent, in points below the axes
 # One Okabe-Ito colour per worker (colour-blind safe); black is kept for text.
 WORKER_COLORS = [OKABE_ITO[c] for c in ("orange", "sky_blue", "bluish_green", "yellow", "blue",
                                         "vermillion", "reddish_purple")] + [NEUTRAL]
@@ -130,13 +132,14 @@ def _phase(n_workers, step):
     return f"all-gather {step - n_workers + 1} of {n_workers - 1}: each keeps the complete chunk it receives"
 
 
-def draw_ring(ax, n_workers, step):
-    """Worker rows x chunk columns; a cell is striped with the colours of the workers it sums."""
+def _cells(n_workers, step):
+    """The grid's colours after `step` steps (rows: workers; each chunk cut in N stripes, one per
+    worker whose numbers it sums) and the frames round the cells that hold the complete sum."""
     n = n_workers
     held = ring_state(n, step)
     colors = np.array([to_rgb(WORKER_COLORS[w % len(WORKER_COLORS)]) for w in range(n)])
     image = np.ones((n, n * n, 3))
-    frames = []                                           # cells that hold the complete sum
+    frames = []
     for r in range(n):
         for c in range(n):
             for w in held[r][c]:
@@ -144,34 +147,70 @@ def draw_ring(ax, n_workers, step):
             if len(held[r][c]) == n:
                 x0, x1, y0, y1 = c + 0.06, c + 0.94, r + 0.08, r + 0.92
                 frames += [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0), (np.nan, np.nan)]
-    ax.pcolormesh(np.linspace(0, n, n * n + 1), np.arange(n + 1), image)   # one mesh: quick to draw
-    ax.hlines(range(n + 1), 0, n, color="black", lw=1)
-    ax.vlines(range(n + 1), 0, n, color="black", lw=1)
-    if frames:
-        ax.plot(*zip(*frames, strict=True), color="black", lw=2.5)
-    if step > 0:                                          # this step's sends: one arrow per worker
-        starts, moves = [], []
-        for sender, c in ring_sends(n, step):
-            if sender < n - 1:
-                starts.append((c + 0.5, sender + 0.6))
-                moves.append((0, 0.8))
-            else:                                         # the ring closes: worker N-1 -> worker 0
-                starts += [(c + 0.5, sender + 0.6), (c + 0.5, -0.32)]
-                moves += [(0, 0.6), (0, 0.7)]
-        (xs, ys), (us, vs) = zip(*starts, strict=True), zip(*moves, strict=True)
-        ax.quiver(xs, ys, us, vs, angles="xy", scale_units="xy", scale=1, width=0.006, color="black")
-    ax.set_xlim(0, n)
-    ax.set_ylim(n + 0.4, -0.4)
+    return image, frames
+
+
+def _sends(n_workers, step):
+    """Where this step's arrows start, one per worker (worker N-1's goes round to worker 0 in two)."""
+    starts = []
+    for sender, c in ring_sends(n_workers, step):
+        starts.append((c + 0.5, sender + 0.6))
+        if sender == n_workers - 1:
+            starts.append((c + 0.5, -0.32))
+    return starts
+
+
+def ring_grid(ax, n_workers):
+    """The grid of N workers x N chunks, its labels, and the artists a step changes (returned)."""
+    n = n_workers
+    mesh = ax.pcolormesh(np.linspace(0, n, n * n + 1), np.arange(n + 1), np.ones((n, n * n, 3)))  # one mesh
+    grid = [ax.hlines(range(n + 1), 0, n, color="black", lw=1), ax.vlines(range(n + 1), 0, n, color="black", lw=1)]
+    (frames,) = ax.plot([], [], color="black", lw=2.5)
+    moves = [(0, 0.8)] * (n - 1) + [(0, 0.6), (0, 0.7)]   # the last goes down off the grid and in at the top
+    (us, vs) = zip(*moves, strict=True)
+    arrows = ax.quiver(np.zeros(n + 1), np.zeros(n + 1), us, vs, angles="xy", scale_units="xy", scale=1,
+                       width=0.006, color="black")
+    _fit(ax, n)
     # Labels as plain text, not ticks: Tick objects cost more to make than this whole grid.
     ax.xaxis.set_major_locator(NullLocator())
     ax.yaxis.set_major_locator(NullLocator())
-    for c in range(n):
-        ax.text(c + 0.5, n + 0.42, str(c), ha="center", va="top", fontsize=10)
-    for r in range(n):
-        ax.text(-0.08, r + 0.5, str(r), ha="right", va="center", fontsize=10)
+    labels = [ax.text(c + 0.5, n + 0.42, str(c), ha="center", va="top", fontsize=10) for c in range(n)]
+    labels += [ax.text(-0.08, r + 0.5, str(r), ha="right", va="center", fontsize=10) for r in range(n)]
     ax.grid(False)
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
+    return {"n": n, "mesh": mesh, "grid": grid, "frames": frames, "arrows": arrows, "labels": labels}
+
+
+def _fit(ax, n_workers):
+    """Axis limits that show the grid of n_workers, its labels and the arrows round the ring."""
+    ax.set_xlim(0, n_workers)
+    ax.set_ylim(n_workers + 0.4, -0.4)
+
+
+def _stepped(ring):
+    """The grid's artists that a step changes (the grid lines are drawn over the cells)."""
+    return [ring["mesh"], *ring["grid"], ring["frames"], ring["arrows"]]
+
+
+def show_step(ring, step):
+    """Colour the grid, frame the complete sums and point the arrows for the ring after `step` steps;
+    return the artists that changed."""
+    image, frames = _cells(ring["n"], step)
+    ring["mesh"].set_array(image)
+    ring["frames"].set_data(*(zip(*frames, strict=True) if frames else ([], [])))
+    ring["arrows"].set_visible(step > 0)
+    if step > 0:
+        ring["arrows"].set_offsets(_sends(ring["n"], step))
+    return _stepped(ring)
+
+
+def draw_ring(ax, n_workers, step):
+    """Worker rows x chunk columns; a cell is striped with the colours of the workers it sums, and
+    this step's sends are arrows. Returns the grid's artists (ring_grid)."""
+    ring = ring_grid(ax, n_workers)
+    show_step(ring, step)
+    return ring
 
 
 def ring_steps(n_workers=3):
@@ -192,18 +231,57 @@ def ring_steps(n_workers=3):
     return fig
 
 
+def _clamped(n_workers, step):
+    """The step within the ring's 0 .. 2(N-1)."""
+    return max(0, min(step, 2 * (n_workers - 1)))
+
+
+def _sent(n_workers, step):
+    """The line under the grid: how much of its buffer each worker has sent so far, and in all."""
+    sent = f"{step}/{n_workers}" if step else "0"
+    return f"each worker has sent {sent} x its buffer S; at the end, {2 * (n_workers - 1)}/{n_workers} x S"
+
+
 def draw(fig, n_workers, step):
-    """The live demo: the ring after `step` steps, with this step's sends drawn as arrows."""
-    n = n_workers
-    step = max(0, min(step, 2 * (n - 1)))
+    """The live demo: the ring after `step` steps, with this step's sends drawn as arrows.
+    Returns what `update` changes."""
     ax = fig.add_subplot(1, 1, 1)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)
-    draw_ring(ax, n, step)
-    sent = f"{step}/{n}" if step else "0"
-    ax.set_xlabel(f"chunk of the buffer (stripes: whose numbers it holds; framed: the complete sum)\n"
-                  f"each worker has sent {sent} x its buffer S; at the end, {2 * (n - 1)}/{n} x S", labelpad=16)
+    ax.set_xlabel("chunk of the buffer (stripes: whose numbers it holds; framed: the complete sum)", labelpad=16)
     ax.set_ylabel("worker", labelpad=12)
-    ax.set_title(f"Step {step} of {2 * (n - 1)}, {_phase(n, step)}", fontsize=10)
+    # A second line under the x label (which ends 27 points below the axes): what each worker has sent.
+    below_label = offset_copy(ax.transAxes, fig, y=-SENT_BELOW_PT, units="points")
+    sent = ax.text(0.5, 0, "", transform=below_label, ha="center", va="top", fontsize=10)
+    state = {"ax": ax, "sent": sent, "rings": {}, "n": None}
+    update(fig, state, n_workers, step)
+    return state
+
+
+def _show_grid(state, n_workers):
+    """Show the grid of n_workers in the demo's axes, made on its first visit and kept, hidden,
+    while another is shown."""
+    ax, rings = state["ax"], state["rings"]
+    for ring in rings.values():
+        for artist in [*_stepped(ring), *ring["labels"]]:
+            artist.set_visible(ring["n"] == n_workers)
+    if n_workers not in rings:
+        rings[n_workers] = ring_grid(ax, n_workers)
+    _fit(ax, n_workers)
+
+
+def update(fig, state, n_workers, step):
+    """Walk the ring to `step` (the grid of another number of workers when that changed) and rewrite
+    the title and the count of what was sent; return what changed, in drawing order."""
+    ax, n = state["ax"], n_workers
+    step = _clamped(n, step)
+    if state["n"] != n:     # another grid: its artists are new, so the rest (its labels) is drawn again
+        state["n"] = n
+        _show_grid(state, n)
+    changed = show_step(state["rings"][n], step)
+    ax.set_title(f"Step {step} of {2 * (n - 1)}, {_phase(n, step)}", fontsize=10, y=1.0)   # y: no search
+    state["sent"].set_text(_sent(n, step))
+    ids = {id(a) for a in [*changed, ax.title, state["sent"]]}
+    return [a for a in ax.get_children() if id(a) in ids]
 
 
 def make():
@@ -215,4 +293,4 @@ def make():
 
     workers.observe(fit_steps, names="value")   # before LiveFigure's own observer: the range is set first
     return LiveFigure(draw, {"n_workers": workers, "step": step}, figsize=(7.6, 4.2),
-                      title="Ring all-reduce, step by step")
+                      title="Ring all-reduce, step by step", update=update)

@@ -1,16 +1,21 @@
 """Notebook 13's demo: the logit lens on a few facts. Pick a prompt and a block; see the top tokens.
 
-The model runs once per prompt (a forward pass with hooks on the LayerNorms, cached); a redraw is a
-bar chart and a line. make() with no model loads the one gpt2.load() picks (the tiny one offline).
+The model runs once per prompt, for every prompt when the demo is made (a forward pass with hooks on
+the LayerNorms). A move repaints the bars, the line and the block's marker over the rest of the
+figure; the axes and titles, whose text follows the prompt and the block, are drawn from images of
+them (helpers.demos.stamps), made for every setting once the figure shows. make() with no model
+loads the one gpt2.load() picks (the tiny one offline).
 """
 
 from functools import lru_cache
 
 import torch
 from ipywidgets import Dropdown, IntSlider
+from matplotlib.collections import PolyCollection
 from matplotlib.ticker import MaxNLocator
 
 from helpers import gpt2, kv_memory
+from helpers.demos.stamps import Stamp, nice_top, place_y_label, tick_labels, y_label
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -24,6 +29,7 @@ FACTS = {
 }
 TOP = 8
 SAMPLE = {"prompt": "Big Ben is located in the city of", "block": 2}
+ROWS = range(TOP)[::-1]   # the best token on the top row
 
 
 @lru_cache(maxsize=1)
@@ -52,41 +58,99 @@ def lens(model, tokenizer, prompt):
         return (body.ln_f(stream) @ model.lm_head.weight.T).softmax(-1).float().cpu()
 
 
+def _bars(widths):
+    """The corners of one horizontal bar per row, 0.8 high, as ax.barh draws them."""
+    return [[(0, y - 0.4), (w, y - 0.4), (w, y + 0.4), (0, y + 0.4)] for y, w in zip(ROWS, widths, strict=True)]
+
+
 class Lens:
-    """The demo's data: lens probabilities per prompt, computed once each."""
+    """The demo's data: the lens probabilities of every prompt, and what each setting shows."""
 
     def __init__(self, model, tokenizer):
-        self.model, self.tokenizer = model, tokenizer
+        self.tokenizer = tokenizer
         self.n_layer = model.config.n_layer
-        self._cache = {}
+        self.probs = {prompt: lens(model, tokenizer, prompt) for prompt in FACTS}
+        self.answer = {prompt: tokenizer(FACTS[prompt]).input_ids[0] for prompt in FACTS}
+        self.tops = {(prompt, block): self._top(prompt, block) for prompt in FACTS for block in range(self.n_layer)}
 
-    def probs(self, prompt):
-        if prompt not in self._cache:
-            self._cache[prompt] = lens(self.model, self.tokenizer, prompt)
-        return self._cache[prompt]
+    def _top(self, prompt, block):
+        """The top tokens after `block`: their probabilities, their words and bar colours."""
+        top = self.probs[prompt][block + 1].topk(TOP)
+        words = [repr(self.tokenizer.decode([int(i)])) for i in top.indices]
+        colors = [COLORS["mlp"] if int(i) == self.answer[prompt] else COLORS["neutral"] for i in top.indices]
+        return top.values.tolist(), words, colors
 
     def draw(self, fig, prompt, block):
-        """Left: the top tokens after `block`; right: p(answer) after every block."""
-        probs = self.probs(prompt)
-        answer = self.tokenizer(FACTS[prompt]).input_ids[0]
-        row = probs[block + 1]
-        top = row.topk(TOP)
-        words = [repr(self.tokenizer.decode([int(i)])) for i in top.indices]
+        """Left: the top tokens after `block`; right: p(answer) after every block. Returns the
+        artists that `update` changes."""
         ax1, ax2 = fig.subplots(1, 2, width_ratios=[1.2, 1])
-        colors = [COLORS["mlp"] if int(i) == answer else COLORS["neutral"] for i in top.indices]
-        ax1.barh(range(TOP)[::-1], top.values.numpy(), color=colors)
-        ax1.set_yticks(range(TOP)[::-1], words)
+        ax1.grid(False)
+        layers = range(-1, self.n_layer)
+        artists = {
+            "ax1": ax1, "ax2": ax2,
+            "bars": ax1.add_collection(PolyCollection([], edgecolors="none"), autolim=False),
+            "line": ax2.plot(layers, [0.0] * len(layers), "o-", color=COLORS["mlp"])[0],
+            "marker": ax2.axvline(block, color=COLORS["neutral"], ls=":", lw=1),
+        }
+        margin = 0.05 * self.n_layer   # the x limits a line over the blocks gets
+        ax2.set_xlim(-1 - margin, self.n_layer - 1 + margin)
+        margin = 0.05 * (TOP - 0.2)    # and the y limits of TOP bars 0.8 high
+        ax1.set_ylim(-0.4 - margin, TOP - 0.6 + margin)
         ax1.xaxis.set_major_locator(MaxNLocator(4))
         ax1.set_xlabel("probability of the next token")
         ax1.set_ylabel("top tokens")
-        ax1.set_title(f"after block {block}: {words[0]} on top")
-        ax1.grid(False)
-        ax2.plot(range(-1, self.n_layer), probs[:, answer].numpy(), "o-", color=COLORS["mlp"])
-        ax2.axvline(block, color=COLORS["neutral"], ls=":", lw=1)
         ax2.set_xlabel("stream read after block (-1: embeddings)")
-        ax2.set_ylabel(f"p({FACTS[prompt].strip()})")
-        ax2.set_title(f"{FACTS[prompt]!r}: p = {probs[-1, answer]:.2g} at the end")
         fig.subplots_adjust(left=0.16, right=0.98, bottom=0.16, top=0.88, wspace=0.35)
+        artists["words"], artists["tokens"] = tick_labels(ax1.yaxis, ROWS), y_label(ax1.yaxis)
+        for name, part in [("scale", ax1.xaxis), ("left title", ax1.title), ("p axis", ax2.yaxis),
+                           ("right title", ax2.title)]:
+            artists[name] = part.axes.add_artist(Stamp([part]))
+        self._show(artists, prompt, block)
+        return artists
+
+    def _show(self, artists, prompt, block):
+        """Set the bars, the line, the marker, the limits, the labels and the titles; return what changed."""
+        ax1, ax2 = artists["ax1"], artists["ax2"]
+        values, words, colors = self.tops[prompt, block]
+        artists["bars"].set_verts(_bars(values))
+        artists["bars"].set_facecolor(colors)
+        end = nice_top(1.05 * values[0])   # a few ends for every setting: a few images of the axis
+        ax1.set_xlim(0, end)
+        ax1.set_yticks(ROWS, words)
+        for label, word in zip(artists["words"], words, strict=True):
+            label.set_text(word)
+        place_y_label(artists["tokens"], artists["words"], ax1.figure.canvas.get_renderer())
+        ax1.set_title(f"after block {block}: {words[0]} on top", y=1.0)   # y: a stamped title
+        answer = self.probs[prompt][:, self.answer[prompt]]
+        artists["line"].set_ydata(answer.numpy())
+        artists["marker"].set_xdata([block, block])
+        ax2.relim()
+        ax2.autoscale_view(scalex=False)
+        ax2.set_ylabel(f"p({FACTS[prompt].strip()})")
+        ax2.set_title(f"{FACTS[prompt]!r}: p = {answer[-1]:.2g} at the end", y=1.0)
+        artists["left title"].key, artists["scale"].key = (prompt, block), end
+        artists["p axis"].key = artists["right title"].key = prompt
+        return [artists["bars"], artists["line"], artists["marker"], ax1.spines["left"], ax2.spines["left"],
+                ax2.spines["bottom"], *artists["words"],
+                *(artists[name] for name in ("tokens", "scale", "left title", "p axis", "right title"))]
+
+    def _store(self, fig, artists):
+        """Make the images of the axes, the titles and the top tokens for every setting, so that
+        the first look at one is as quick as the next (once, after the figure shows)."""
+        renderer = fig.canvas.get_renderer()
+        for prompt in FACTS:
+            for block in range(self.n_layer):
+                self._show(artists, prompt, block)   # places the y label: measures (and stores) the tokens
+                for name in ("scale", "left title", "p axis", "right title"):
+                    artists[name].store(renderer)
+        artists["stored"] = True
+
+    def update(self, fig, artists, prompt, block):
+        """Show the new setting (the first update, which show() makes, stores the images first);
+        return what changed, so that a move repaints only these."""
+        if not artists.get("stored"):
+            self._store(fig, artists)
+        return self._show(artists, prompt, block)
 
 
 def make(model=None, tokenizer=None):
@@ -98,4 +162,4 @@ def make(model=None, tokenizer=None):
         "prompt": Dropdown(options=list(FACTS), value=next(iter(FACTS)), description="prompt"),
         "block": IntSlider(value=data.n_layer - 1, min=0, max=data.n_layer - 1, description="after block"),
     }
-    return LiveFigure(data.draw, controls, figsize=(9.5, 3.6), title="The logit lens")
+    return LiveFigure(data.draw, controls, figsize=(9.5, 3.6), title="The logit lens", update=data.update)
