@@ -136,9 +136,13 @@ def png_output(fig, alt=None, fast=False, ratio=RETINA):
     buffer = io.BytesIO()
     fig.canvas.print_figure(buffer, format="png", dpi=fig.dpi * ratio,
                             pil_kwargs={"compress_level": 1 if fast else 6})
+    return _display_output(fig, buffer.getvalue(), alt)
+
+
+def _display_output(fig, png, alt=None):
+    """(data, metadata) for IPython's display of the PNG bytes `png` of fig, shown at fig's size."""
     width, height = (round(v) for v in fig.get_size_inches() * fig.dpi)
-    data = {"image/png": buffer.getvalue(), "text/plain": f"<Figure size {width}x{height} "
-                                                         f"with {len(fig.axes)} Axes>"}
+    data = {"image/png": png, "text/plain": f"<Figure size {width}x{height} with {len(fig.axes)} Axes>"}
     metadata = {"image/png": {"width": width, "height": height, "alt": alt or alt_text(fig)}}
     return data, metadata
 
@@ -150,11 +154,7 @@ def canvas_png(fig, alt=None):
 
     buffer = io.BytesIO()
     Image.fromarray(np.asarray(fig.canvas.buffer_rgba())).save(buffer, format="png", compress_level=1)
-    width, height = fig.canvas.get_width_height()
-    data = {"image/png": buffer.getvalue(), "text/plain": f"<Figure size {width}x{height} "
-                                                         f"with {len(fig.axes)} Axes>"}
-    metadata = {"image/png": {"width": width, "height": height, "alt": alt or alt_text(fig)}}
-    return data, metadata
+    return _display_output(fig, buffer.getvalue(), alt)
 
 
 def show(fig=None, alt=None):
