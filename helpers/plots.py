@@ -139,9 +139,10 @@ def png_output(fig, alt=None, fast=False, ratio=RETINA):
     return _display_output(fig, buffer.getvalue(), alt)
 
 
-def _display_output(fig, png, alt=None):
-    """(data, metadata) for IPython's display of the PNG bytes `png` of fig, shown at fig's size."""
-    width, height = (round(v) for v in fig.get_size_inches() * fig.dpi)
+def _display_output(fig, png, alt=None, size=None):
+    """(data, metadata) for IPython's display of the PNG bytes `png` of fig, shown at fig's size
+    (or at `size`, (width, height) in pixels)."""
+    width, height = size or (round(v) for v in fig.get_size_inches() * fig.dpi)
     data = {"image/png": png, "text/plain": f"<Figure size {width}x{height} with {len(fig.axes)} Axes>"}
     metadata = {"image/png": {"width": width, "height": height, "alt": alt or alt_text(fig)}}
     return data, metadata
@@ -153,8 +154,9 @@ def canvas_png(fig, alt=None):
     from PIL import Image
 
     buffer = io.BytesIO()
-    Image.fromarray(np.asarray(fig.canvas.buffer_rgba())).save(buffer, format="png", compress_level=1)
-    return _display_output(fig, buffer.getvalue(), alt)
+    pixels = np.asarray(fig.canvas.buffer_rgba())
+    Image.fromarray(pixels).save(buffer, format="png", compress_level=1)
+    return _display_output(fig, buffer.getvalue(), alt, size=(pixels.shape[1], pixels.shape[0]))   # one to one
 
 
 def show(fig=None, alt=None):

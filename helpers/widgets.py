@@ -44,6 +44,13 @@ PROJECTOR_CSS = """<style>
 </style>"""
 
 
+def screen_dpi(figsize, max_height=MAX_HEIGHT_PX):
+    """The dpi a demo's figure is drawn at: the course's (figure.dpi, larger in projector mode), or
+    less where that would make it taller than max_height pixels. Its draft then has as many pixels
+    as it shows, and the sharp image twice as many each way, however large projector mode makes it."""
+    return min(matplotlib.rcParams["figure.dpi"], max_height / figsize[1])
+
+
 def fit_on_screen(metadata, max_height=MAX_HEIGHT_PX):
     """Scale a PNG's display size (width, height) down so it is at most max_height tall."""
     size = metadata["image/png"]
@@ -79,9 +86,13 @@ class LiveFigure:
     drawn once; returning None redraws the whole figure. Every other artist must then stay as it
     is (fixed axis limits, fixed ticks): tests/test_widgets_plots.py checks each demo's drafts
     against a fresh drawing.
+
+    ahead: settings (dicts of some controls' values, the others as they are) to make the images of
+    when the figure shows: the images of their text, which the returned artists keep
+    (helpers.demos.stamps), so that a first look at one of them is as quick as a repeat.
     """
 
-    def __init__(self, draw, controls, figsize=(8.0, 4.0), title="Live demo", update=None):
+    def __init__(self, draw, controls, figsize=(8.0, 4.0), title="Live demo", update=None, ahead=()):
         if not callable(draw):
             raise TypeError(f"draw must be a function draw(fig, **values), got {type(draw).__name__}")
         if update is not None and not callable(update):
@@ -91,6 +102,7 @@ class LiveFigure:
             raise ValueError("controls must name at least one widget, e.g. {'T': IntSlider(...)}")
         self.draw = draw
         self.update = update
+        self.ahead = list(ahead)
         self.controls = dict(controls)
         self.figsize = figsize
         self.title = title
@@ -125,7 +137,7 @@ class LiveFigure:
             w.unobserve(self._on_change, names="value")
             w.value = value
             w.observe(self._on_change, names="value")
-        dpi = matplotlib.rcParams["figure.dpi"]
+        dpi = screen_dpi(self.figsize)
         if self.update is not None and self.figure is not None and self.figure.dpi == dpi:
             changed = self.update(self.figure, self._state, **self.values())
             if changed is None:            # anything may have changed: the background too
@@ -192,6 +204,22 @@ class LiveFigure:
             self.render()
             if self._changed is not None:
                 self._blit()
+            if self.ahead:
+                self._store_ahead()
+
+    def _store_ahead(self):
+        """Make the images the returned artists keep for each setting of `ahead` (no drawing, no
+        control moves), then set the figure back to the controls' values."""
+        renderer, current = self.figure.canvas.get_renderer(), self.values()
+        for setting in self.ahead:
+            unknown = set(setting) - set(self.controls)
+            if unknown:
+                raise ValueError(f"ahead names {sorted(unknown)}, which are not controls of this figure "
+                                 f"({list(self.controls)})")
+            for artist in self.update(self.figure, self._state, **{**current, **setting}) or []:
+                if hasattr(artist, "store"):
+                    artist.store(renderer)
+        self.render()
 
     def redraw_seconds(self, sharp=False, **changes):
         """Seconds from a control's new value to the image a live callback sends (the draft by

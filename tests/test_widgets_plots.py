@@ -89,8 +89,17 @@ def share_differing(a, b):
     return float(np.mean(np.abs(a - b).max(axis=2) > 32))
 
 
+@pytest.fixture(params=[False, True], ids=["normal", "projector"])
+def screen(request):
+    """Normal mode, or projector mode (figures drawn at another resolution, often not a whole dpi)."""
+    plots.use_course_style()
+    plots.presentation(request.param)
+    yield request.param
+    plots.presentation(False)
+
+
 @pytest.mark.parametrize("notebook", [n for n in WITH_NOTEBOOK if demos.load(n).make().update is not None])
-def test_a_demo_repainted_in_place_shows_what_a_fresh_draw_shows(notebook):
+def test_a_demo_repainted_in_place_shows_what_a_fresh_draw_shows(notebook, screen):
     """The drafts a move sends, and the sharp image after them, look like a fresh drawing of the
     same setting: an artist that changed but was not returned, or axes that moved, would not."""
     module = demos.load(notebook)
@@ -302,9 +311,15 @@ def test_a_demo_figure_is_shown_at_most_400_px_tall():
         {"image/png": {"width": 630, "height": 360}}
 
 
+def png_size(data):
+    """(width, height) of a PNG, from its header."""
+    png = data["image/png"]
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
 def test_projector_mode_draws_figures_and_demos_larger():
     plots.use_course_style()
-    live = LiveFigure(draw_line, {"n": IntSlider(value=3, min=1, max=10)})
+    live = LiveFigure(draw_line, {"n": IntSlider(value=3, min=1, max=10)}, figsize=(4, 2))
     try:
         _, normal = plots.png_output(live.render())
         assert "on" in plots.presentation()
@@ -341,3 +356,137 @@ def test_sliders_redraw_on_release_and_labels_are_not_clipped():
     LiveFigure(draw_line, {"n": slider})
     assert slider.continuous_update is False
     assert slider.style.description_width == "initial"
+
+
+def test_a_tall_demo_in_projector_mode_is_drawn_at_the_size_it_shows():
+    """1.5x of a 4-inch-tall figure is 540 px, more than fits: the figure is drawn 400 px tall,
+    so that a draft has no more pixels than the screen shows (fewer to paint, encode and send)."""
+    plots.use_course_style()
+    def update(fig, state, n):
+        state["moving"].set_data(range(n), range(n))
+        return [state["moving"]]
+
+    live = LiveFigure(draw_two_lines, {"n": IntSlider(value=3, min=1, max=10)}, update=update, figsize=(8, 4))
+    try:
+        plots.presentation()
+        live.render()
+        live.prepare()
+        for sharp, ratio in ((False, 1), (True, plots.RETINA)):
+            live.render(n=4)
+            data, metadata = live.image(sharp=sharp)
+            shown = metadata["image/png"]["width"], metadata["image/png"]["height"]
+            assert shown == (800, 400), f"sharp={sharp}: shown at {shown}, expected 800x400 (1080x540 capped)"
+            assert png_size(data) == (800 * ratio, 400 * ratio), \
+                f"sharp={sharp}: a {png_size(data)} PNG, expected {ratio} PNG pixels per screen pixel"
+    finally:
+        plots.presentation(False)
+
+
+@pytest.mark.parametrize("notebook", WITH_NOTEBOOK)
+def test_every_label_a_demo_shows_draws_its_string(notebook):
+    """A Label (text drawn from an image of it) that an Axes clips, or that sits off its canvas,
+    draws nothing, in the fresh drawing as in the drafts: each visible one must have an image."""
+    from helpers.demos.stamps import Label
+
+    module = demos.load(notebook)
+    live = module.make()
+    fig = live.render(**module.SAMPLE)
+    live.image(sharp=False)
+    renderer = fig.canvas.get_renderer()
+    blank = [label.get_text() for label in fig.findobj(Label)
+             if label.get_visible() and label.get_text().strip() and label._stored(renderer)[0] is None]
+    assert blank == [], f"these Labels draw nothing: {blank} (clipped by their Axes? pass clip_on=False)"
+
+
+@pytest.mark.parametrize("limits", [(-4.2, 4.2), (-8.4, 2.4), (-0.013, 0.02), (0.95, 1.05), (-1e-3, 1e-3),
+                                    (1000.0, 1000.5), (3.0, -2.0)])
+def test_following_tick_labels_say_and_sit_where_the_axis_own_would(limits):
+    """The ticks and strings FollowingTickLabels shows are those matplotlib's axis shows for the
+    same limits (its own locator and formatter, offsets and minus signs included), in the same place."""
+    from helpers.demos.stamps import FollowingTickLabels
+
+    fig = plt.figure(figsize=(6, 3))
+    own, stamped = fig.subplots(1, 2)
+    for ax in (own, stamped):
+        ax.locator_params(nbins=4)
+        ax.set_ylim(*limits)
+    ticks = FollowingTickLabels(stamped.yaxis)
+    ticks.follow()
+    fig.canvas.draw()
+    low, high = sorted(limits)
+    own_labels = [t for t in own.get_yticklabels()    # the ones inside the limits, which the axis draws
+                  if t.get_text() and low - 1e-9 * (high - low) <= t.get_position()[1] <= high + 1e-9 * (high - low)]
+    expected = [(t.get_position()[1], t.get_text()) for t in own_labels]
+    shown = [(label.get_position()[1], label.get_text()) for label in ticks.shown]
+    assert shown == expected, f"for limits {limits}: shown {shown}, the axis itself shows {expected}"
+    assert stamped.get_ylim() == own.get_ylim(), "following the ticks moved the limits"
+    assert all(t.get_text() == "" for t in stamped.get_yticklabels()), "the axis still draws its own tick labels"
+    for label, tick in zip(ticks.shown, own_labels, strict=True):    # side by side: the same height, the same gap
+        x, y = label.get_transform().transform(label.get_position())
+        own_x, own_y = tick.get_transform().transform(tick.get_position())
+        assert abs(y - own_y) < 1e-6 and abs((x - stamped.bbox.x0) - (own_x - own.bbox.x0)) < 1e-6, \
+            f"{label.get_text()!r} sits at {(x, y)}, the axis' own at {(own_x, own_y)} (left of the other axes)"
+    plt.close(fig)
+
+
+def test_following_tick_labels_say_when_there_are_too_few_labels():
+    from helpers.demos.stamps import FollowingTickLabels
+
+    fig, ax = plt.subplots()
+    ticks = FollowingTickLabels(ax.xaxis, most=3)
+    ax.set_xlim(0, 10)
+    with pytest.raises(ValueError, match="more than the 3 Labels.*most=6"):
+        ticks.follow()
+    plt.close(fig)
+
+
+def draw_counted(fig, n):
+    from helpers.demos.stamps import Label
+
+    ax = fig.add_subplot()
+    ax.set(xlim=(0, 10), ylim=(0, 10), title="a count", xlabel="i", ylabel="value")
+    return {"count": ax.add_artist(Label(5, 5, f"{n} points, counted", ha="center"))}
+
+
+def update_counted(fig, state, n):
+    state["count"].set_text(f"{n} points, counted")
+    return [state["count"]]
+
+
+def test_ahead_makes_the_images_of_those_settings_when_the_figure_shows(monkeypatch):
+    """After show()'s prepare, a first look at a setting named in `ahead` makes no image of text,
+    the controls have not moved, and the figure shows the controls' setting, as a fresh drawing."""
+    from helpers.demos import stamps
+
+    def make(ahead=()):
+        return LiveFigure(draw_counted, {"n": IntSlider(value=3, min=1, max=10)}, update=update_counted,
+                          figsize=(4, 2), ahead=ahead)
+
+    live = make(ahead=[{"n": n} for n in range(1, 11)])
+    live.render()
+    live.prepare()
+    assert live.values() == {"n": 3}, "storing ahead moved a control"
+    fresh = make()
+    fresh.update = None
+    fresh.render()
+    share = share_differing(pixels(live.image(sharp=False)[0]), pixels(fresh.image(sharp=False)[0]))
+    assert share <= 0.001, f"after storing ahead the figure shows another setting: {share:.2%} of pixels differ"
+    made = []
+    original = stamps.Label._drawn_at
+    monkeypatch.setattr(stamps.Label, "_drawn_at", lambda self, *a: made.append(self.get_text()) or original(self, *a))
+    for n in (7, 1, 10):
+        live.render(n=n)
+        live.image(sharp=False)
+    assert made == [], f"a first look at a setting stored ahead laid out {made}"
+    live.render(n=3)
+    live.ahead = []
+    not_ahead = make()
+    not_ahead.render()
+    not_ahead.prepare()
+    not_ahead.render(n=9)
+    not_ahead.image(sharp=False)
+    assert made == [], "the images are shared by every figure: a string made once is not made again"
+    wrong = make(ahead=[{"m": 1}])
+    wrong.render()
+    with pytest.raises(ValueError, match=r"ahead names \['m'\], which are not controls"):
+        wrong.prepare()

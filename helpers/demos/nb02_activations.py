@@ -1,4 +1,9 @@
-"""Notebook 02's demo: pick activations and an x-range; see them and their slopes."""
+"""Notebook 02's demo: pick activations and an x-range; see them and their slopes.
+
+A move repaints the curves and the axes; the tick labels, which follow the range, are drawn from
+images of their strings ("0", "2", made once: helpers.demos.stamps), and the legend from an image
+of it for each choice of activations.
+"""
 
 import numpy as np
 from ipywidgets import FloatRangeSlider, SelectMultiple
@@ -6,6 +11,7 @@ from matplotlib.artist import Artist
 from matplotlib.legend import Legend
 
 from helpers import activations
+from helpers.demos.stamps import FollowingTickLabels, Stamp, in_place, place_y_label, y_label
 from helpers.plots import COLORS, LINESTYLES
 from helpers.widgets import LiveFigure
 
@@ -83,16 +89,33 @@ def draw(fig, names, x_range):
         ax.locator_params(nbins=4)  # few tick labels: each one is text to lay out and render
     for i, ax in enumerate((ax_f, ax_d)):
         _fit(ax, x, [curves[name][i] for name in names])
-    legend = LegendSlot(ax_f)   # one legend serves both panels
-    legend.hold([lines[0][name] for name in NAMES if name in names])
+    slot = LegendSlot(ax_f)   # one legend serves both panels
+    slot.hold([lines[0][name] for name in NAMES if name in names])
     ax_f.set(title="f(x) over the chosen range", ylabel="f(x)")
     ax_d.set(title="f'(x): exactly 0 means no gradient", ylabel="f'(x)")
     empty = ax_f.text(0.5, 0.5, "pick at least one activation", ha="center", transform=ax_f.transAxes,
                       visible=not names)
     fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.9, wspace=0.22)  # fixed: fast
     _pin_xlabels(fig, (ax_f, ax_d))
-    return {"axes": (ax_f, ax_d), "lines": lines, "zeros": zeros, "names": tuple(names), "legend": legend,
-            "empty": empty}
+    # The tick labels and y labels follow the limits on every move: drawn from images of their strings.
+    ticks = [FollowingTickLabels(axis) for ax in (ax_f, ax_d) for axis in (ax.xaxis, ax.yaxis)]
+    artists = {"axes": (ax_f, ax_d), "lines": lines, "zeros": zeros, "names": tuple(names), "slot": slot,
+               "legend": ax_f.add_artist(Stamp([slot])), "empty": empty, "ticks": ticks,
+               "y labels": [y_label(ax.yaxis) for ax in (ax_f, ax_d)],
+               "x labels": [in_place(ax.xaxis.label) for ax in (ax_f, ax_d)]}
+    _follow(fig, artists)
+    return artists
+
+
+def _follow(fig, artists):
+    """Ticks, tick labels and y labels for the limits now, the legend's image for the names shown;
+    returns the Labels."""
+    labels = [label for ticks in artists["ticks"] for label in ticks.follow()]
+    renderer = fig.canvas.get_renderer()
+    for y_ticks, label in zip(artists["ticks"][1::2], artists["y labels"], strict=True):
+        place_y_label(label, y_ticks.shown, renderer)
+    artists["legend"].key = artists["names"]
+    return labels + artists["y labels"]   # the x labels stay where they are, in the background
 
 
 def update(fig, artists, names, x_range):
@@ -107,10 +130,10 @@ def update(fig, artists, names, x_range):
     for i, ax in enumerate((ax_f, ax_d)):
         _fit(ax, x, [curves[name][i] for name in names])
     if tuple(names) != artists["names"]:
-        artists["legend"].hold([artists["lines"][0][name] for name in NAMES if name in names])
+        artists["slot"].hold([artists["lines"][0][name] for name in NAMES if name in names])
         artists["names"] = tuple(names)
     artists["empty"].set_visible(not names)
-    changed = [artists["legend"], artists["empty"]]
+    changed = [artists["legend"], artists["empty"], *_follow(fig, artists)]
     for ax, panel, zero in zip((ax_f, ax_d), artists["lines"], artists["zeros"], strict=True):
         changed += [ax.xaxis, ax.yaxis, *ax.spines.values(), *panel.values(), zero]
     return changed

@@ -1,5 +1,9 @@
 """Notebook 03's demo: pick d_model, the expansion factor and the activation; see the
-shapes, parameters and FLOPs of the FFN and the hidden activations of one token."""
+shapes, parameters and FLOPs of the FFN and the hidden activations of one token.
+
+Its changing text (titles, widths) is drawn from images of its strings, made for all 60 settings
+when the figure shows (helpers.demos.stamps), so that a first look at one is as quick as a repeat.
+"""
 
 from functools import lru_cache
 
@@ -8,6 +12,7 @@ from ipywidgets import Dropdown
 from matplotlib.ticker import PercentFormatter
 
 from helpers import activations
+from helpers.demos.stamps import Label, in_place
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -69,7 +74,7 @@ def _widths(ax, n):
         share = w / max(n["widths"])
         bars += ax.barh(i, share, left=-share / 2, color=COLORS["mlp"] if i in (1, 2) else "#9ecae1",
                         edgecolor="black").patches
-        labels.append(ax.text(0, i, f"{label}\n({w:,})", ha="center", va="center", fontsize=9))
+        labels.append(ax.add_artist(Label(0, i, f"{label}\n({w:,})", ha="center", va="center", fontsize=9)))
     ax.set_xlim(-0.55, 0.55)
     ax.set_yticks(range(4), ["input", "up", "activation", "down"])
     ax.set_xticks([])
@@ -77,7 +82,7 @@ def _widths(ax, n):
     ax.invert_yaxis()
     ax.set_ylabel("step of the forward pass")
     ax.set_xlabel("width = features per token (to scale)")
-    ax.set_title(n["left_title"], fontsize=9)
+    ax.set_title(n["left_title"], fontsize=9, y=1.0)   # y: where it stays, drawn by its Label
     return bars, labels
 
 
@@ -89,7 +94,7 @@ def _hidden_panel(ax_h, n, activation):
     (before,) = ax_h.plot(n["x"], n["before"], color=COLORS["neutral"], lw=1, label="before (x @ W1 + b1)")
     (after,) = ax_h.plot(n["x"], n["after"], color=color, lw=1.5)
     # Above the flat left part of every curve after an activation, below the legend.
-    label = ax_h.text(0.02, 0.3, f"after {activation}", color=color, fontsize=9, va="bottom")
+    label = ax_h.add_artist(Label(0.02, 0.3, f"after {activation}", color=color, fontsize=9, va="bottom"))
     ax_h.set_xlim(-0.05, 1.05)
     ax_h.set_xticks([0, 0.25, 0.5, 0.75, 1])
     ax_h.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
@@ -97,7 +102,7 @@ def _hidden_panel(ax_h, n, activation):
     ax_h.set_yticks(range(-4, 5))
     ax_h.set_xlabel("hidden neuron (sorted by its input), share of all d_ff")
     ax_h.set_ylabel("value")
-    ax_h.set_title(n["right_title"], fontsize=9)
+    ax_h.set_title(n["right_title"], fontsize=9, y=1.0)
     ax_h.legend(loc="upper left", fontsize=9)
     return before, after, label
 
@@ -110,8 +115,10 @@ def draw(fig, d_model, expansion, activation):
     bars, labels = _widths(ax, n)
     before, after, after_label = _hidden_panel(ax_h, n, activation)
     fig.subplots_adjust(left=0.13, right=0.97, wspace=0.3)
+    # The titles drawn from images of them, one per setting (made when the figure shows: `ahead`).
+    titles = [in_place(a.title) for a in (ax, ax_h)]
     return {"ax": ax, "ax_h": ax_h, "bars": bars, "labels": labels, "before": before, "after": after,
-            "after_label": after_label}
+            "after_label": after_label, "titles": titles}
 
 
 def update(fig, artists, d_model, expansion, activation):
@@ -129,10 +136,12 @@ def update(fig, artists, d_model, expansion, activation):
     artists["after"].set_color(color)
     artists["after_label"].set_text(f"after {activation}")
     artists["after_label"].set_color(color)
-    artists["ax"].set_title(n["left_title"], fontsize=9)
-    artists["ax_h"].set_title(n["right_title"], fontsize=9)
-    return [*artists["bars"], *artists["labels"], artists["ax"].title, artists["before"],
-            artists["after"], artists["after_label"], artists["ax_h"].title]
+    artists["ax"].set_title(n["left_title"], fontsize=9, y=1.0)
+    artists["ax_h"].set_title(n["right_title"], fontsize=9, y=1.0)
+    for label, text in zip(artists["titles"], (n["left_title"], n["right_title"]), strict=True):
+        label.set_text(text)
+    return [*artists["bars"], *artists["labels"], artists["before"], artists["after"], artists["after_label"],
+            *artists["titles"]]
 
 
 def _warm_up():
@@ -149,4 +158,6 @@ def make():
         "expansion": Dropdown(options=list(EXPANSIONS), value=4, description="d_ff / d_model"),
         "activation": Dropdown(options=list(ACTIVATIONS), value="gelu", description="activation"),
     }
-    return LiveFigure(draw, controls, figsize=(10.0, 4.0), title="The FFN of one token", update=update)
+    every = [{"d_model": d, "expansion": e, "activation": a} for d in D_MODELS for e in EXPANSIONS for a in ACTIVATIONS]
+    return LiveFigure(draw, controls, figsize=(10.0, 4.0), title="The FFN of one token", update=update,
+                      ahead=every)

@@ -2,6 +2,8 @@
 
 A move changes the bars, their labels, the grid over them and the title that `draw` made and
 repaints only those: the axes, the 0-100% ticks and the axis labels stay as they are drawn once.
+The changing text is drawn from images of its strings (helpers.demos.stamps), made for every model
+when the figure shows, so that a first look at a model is as quick as a repeat.
 """
 
 from functools import cache
@@ -14,6 +16,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.transforms import offset_copy
 
 from helpers.config_params import count_params, human, load_config, shipped_configs
+from helpers.demos.stamps import Label, in_place
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -108,9 +111,10 @@ def _add_rows(fig, artists, n):
     name_at = offset_copy(ax.get_yaxis_transform(), fig=fig, x=-LABEL_GAP, units="points")
     for _ in range(len(artists["bars"]), n):
         artists["bars"].append(ax.add_patch(Rectangle((0, 0), 0, BAR, edgecolor="white", visible=False)))
-        artists["values"].append(ax.text(0, 0, "", va="center", fontsize=9, visible=False))
-        artists["names"].append(fig.text(0, 0, "", transform=name_at, ha="right", va="center_baseline",
-                                         fontsize=matplotlib.rcParams["ytick.labelsize"], visible=False))
+        artists["values"].append(ax.add_artist(Label(0, 0, "", va="center", fontsize=9, visible=False)))
+        artists["names"].append(fig.add_artist(Label(0, 0, "", transform=name_at, ha="right", va="center_baseline",
+                                                     fontsize=matplotlib.rcParams["ytick.labelsize"],
+                                                     visible=False)))
 
 
 def _grid(ax):
@@ -140,6 +144,7 @@ def draw(fig, model, d_scale, layer_scale, ff_scale):
                                            clip_on=False, zorder=1.5))}
     _add_rows(fig, artists, len(breakdown(model, d_scale, layer_scale, ff_scale)[1]))
     _fill(artists, model, d_scale, layer_scale, ff_scale)
+    artists["title"] = in_place(ax.title)   # drawn from an image of each title (every model's: `ahead`)
     return artists
 
 
@@ -158,6 +163,8 @@ def _fill(artists, model, d_scale, layer_scale, ff_scale):
     artists["ticks"].set_data([0] * n, range(n))
     artists["grid"].set_segments([[(x, bottom), (x, top)] for x in TICKS] + [[(0, y), (100, y)] for y in range(n)])
     ax.set_title(title(model, b, (d_scale, layer_scale, ff_scale) != (1.0, 1.0, 1.0)), y=1.0)
+    if "title" in artists:
+        artists["title"].set_text(ax.get_title())
 
 
 def _row(bar, value, name, y, label, share, count, note, color):
@@ -177,7 +184,7 @@ def update(fig, artists, model, d_scale, layer_scale, ff_scale):
     _fill(artists, model, d_scale, layer_scale, ff_scale)
     ax = artists["ax"]
     return [*artists["bars"], *artists["values"], *artists["names"], artists["grid"], artists["ticks"],
-            ax.spines["left"], ax.spines["bottom"], ax.title]
+            ax.spines["left"], ax.spines["bottom"], artists["title"]]
 
 
 def make():
@@ -191,4 +198,5 @@ def make():
         "ff_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description="MLP width (d_ff) x",
                                 continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="Where the parameters are", update=update)
+    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="Where the parameters are", update=update,
+                      ahead=[{"model": name} for name in names])   # every model at the scales shown

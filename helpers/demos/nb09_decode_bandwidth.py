@@ -28,6 +28,7 @@ from helpers.bandwidth import (
     roofline_seconds,
 )
 from helpers.config_params import count_params
+from helpers.demos.stamps import Label, in_place
 from helpers.plots import COLORS, NEUTRAL
 from helpers.widgets import LiveFigure
 
@@ -110,7 +111,6 @@ SAMPLE = {"model": "llama-3-8b", "batch": 64, "context": 8192,
           "hardware": "A100 80GB SXM: 2.04 TB/s, 312 TFLOP/s"}
 LABELS = {"mlp": "MLP", "attention": "attention", "other": "rest", "kv": "KV cache"}
 TABLE_ROWS = ["one step, batch", "context tokens", *LABELS.values(), "knee with cache:"]
-BATCH_ROWS = (0, 5)     # the rows a move of the batch alone changes: the batch and the KV cache
 TABLE_WIDTH = 22        # characters of the box; its values end at this column (the last row's follows its name)
 TABLE_FONT = 9
 ROW_PT = 11             # points from one row's baseline to the next
@@ -182,11 +182,12 @@ def _box(fig, ax):
     right-aligned but the last (the knee with the cache, a number or "never"), which follows its name."""
     style = {"family": "monospace", "fontsize": TABLE_FONT, "va": "baseline"}
     # The names sit below the grid, so that a grid redrawn over them looks as a fresh one.
-    names = [ax.text(0.02, 0.97, name, transform=_row(fig, ax, i), zorder=1, **style)
-             for i, name in enumerate(TABLE_ROWS)]
-    values = [ax.text(0.02, 0.97, "", transform=_row(fig, ax, i, TABLE_WIDTH), ha="right", **style)
+    for i, name in enumerate(TABLE_ROWS):
+        ax.text(0.02, 0.97, name, transform=_row(fig, ax, i), zorder=1, **style)
+    values = [ax.add_artist(Label(0.02, 0.97, "", transform=_row(fig, ax, i, TABLE_WIDTH), ha="right", **style))
               for i in range(len(TABLE_ROWS) - 1)]
-    knee = ax.annotate("", xy=(1, 0.97), xycoords=(names[-1], _row(fig, ax, len(TABLE_ROWS) - 1)), **style)
+    last = len(TABLE_ROWS) - 1
+    knee = ax.add_artist(Label(0.02, 0.97, "", transform=_row(fig, ax, last, len(TABLE_ROWS[last])), **style))   # after its name
     return [*values, knee]
 
 
@@ -209,7 +210,7 @@ def _y_ticks(ax):
                                markersize=rc["ytick.major.size"], markeredgewidth=rc["ytick.major.width"],
                                color=rc["ytick.color"], zorder=1.5))
     at_ticks, va, ha = ax.get_yaxis_text1_transform(rc["ytick.major.pad"] + rc["ytick.major.size"])
-    labels = [ax.text(0, 1, "", transform=at_ticks, va=va, ha=ha, fontsize=rc["ytick.labelsize"])
+    labels = [ax.add_artist(Label(0, 1, "", transform=at_ticks, va=va, ha=ha, fontsize=rc["ytick.labelsize"]))
               for _ in range(TICK_SLOTS)]
     ax.yaxis.set_major_locator(NullLocator())
     ax.yaxis.set_label_coords(0, 0.5, transform=offset_copy(ax.transAxes, ax.figure, x=-YLABEL_PT, units="points"))
@@ -236,10 +237,10 @@ def draw(fig, model, batch, context, hardware):
         "ax": ax,
         "no_kv": ax.plot([], [], "-", color=COLORS["mlp"])[0],
         "with_kv": ax.plot([], [], "o-", color=COLORS["kv"], markersize=3)[0],
-        "no_kv_label": ax.text(0, 0, " weights only", color=COLORS["mlp"], fontsize=9, va="center"),
-        "with_kv_label": ax.text(0, 0, " + KV cache", color=COLORS["kv"], fontsize=9, va="center"),
+        "no_kv_label": ax.add_artist(Label(0, 0, " weights only", color=COLORS["mlp"], fontsize=9, va="center")),
+        "with_kv_label": ax.add_artist(Label(0, 0, " + KV cache", color=COLORS["kv"], fontsize=9, va="center")),
         "knee": ax.axvline(1, color=NEUTRAL, linestyle=":"),
-        "knee_label": ax.text(0, 0, "", color=NEUTRAL, fontsize=9, va="bottom"),
+        "knee_label": ax.add_artist(Label(0, 0, "", color=NEUTRAL, fontsize=9, va="bottom")),
         "point": ax.plot([], [], "o", color="black", markersize=7)[0],
         "values": _box(fig, ax),
         "y_ticks": _y_ticks(ax),
@@ -250,6 +251,8 @@ def draw(fig, model, batch, context, hardware):
     ax.set_ylabel("ms per decode step (roofline)")
     ax.minorticks_off()  # minor ticks and math-text labels of log axes are slow to draw
     ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.set_title("", fontsize=10, y=1.0)
+    artists["title"] = in_place(ax.title)   # y given: where it stays, drawn by its Label
     update(fig, artists, model, batch, context, hardware)
     return artists
 
@@ -270,24 +273,22 @@ def _move_curves(artists, model, context, hardware):
 
 
 def update(fig, artists, model, batch, context, hardware):
-    """Move the curves, the point, the box's values and the title. Return what changed, in drawing
-    order: the point, the title and the batch's rows when only the batch moved; the y ticks, the
-    curves and the whole box too otherwise (a first drawing, or the model, context or GPU changed)."""
+    """Move the curves (when the model, context or GPU changed), the point, the box's values and
+    the title. Return what may change, the same artists for every move (so that a move of the
+    batch and one of the model repaint over the same background), in drawing order."""
     ax = artists["ax"]
     now, values, title = _values(model, batch, context, hardware)
     artists["point"].set_data([batch], [now])
     for text, value in zip(artists["values"], values, strict=True):
         text.set_text(value)
-    ax.set_title(title, fontsize=10, y=1.0)   # y given: no search for room above the axes on a redraw
-    curves, shown = (model, context, hardware), artists["shown"]
-    artists["shown"] = (curves, batch)
-    if shown is not None and shown[0] == curves and shown[1] != batch:
-        changed = [artists["point"], ax.title, *(artists["values"][i] for i in BATCH_ROWS)]
-    else:
+    ax.set_title(title, fontsize=10, y=1.0)
+    artists["title"].set_text(title)
+    if artists["shown"] != (model, context, hardware):
+        artists["shown"] = (model, context, hardware)
         _move_curves(artists, model, context, hardware)
-        ticks = artists["y_ticks"]
-        changed = [artists["point"], ax.title, *artists["values"], ticks["grid"], ticks["marks"],
-                   *ticks["labels"], ax.spines["left"], ax.spines["bottom"], *(artists[k] for k in CURVES)]
+    ticks = artists["y_ticks"]
+    changed = [artists["point"], artists["title"], *artists["values"], ticks["grid"], ticks["marks"],
+               *ticks["labels"], ax.spines["left"], ax.spines["bottom"], *(artists[k] for k in CURVES)]
     ids = {id(a) for a in changed}
     return [a for a in ax.get_children() if id(a) in ids]
 
@@ -299,4 +300,6 @@ def make():
         "context": SelectionSlider(options=CONTEXTS, value=2048, description="context"),
         "hardware": Dropdown(options=list(HARDWARE), value=list(HARDWARE)[-2], description="hardware"),
     }
-    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="What one decode step reads", update=update)
+    ahead = [{name: value} for name, widget in controls.items() for value in widget.options]   # one control moved
+    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="What one decode step reads", update=update,
+                      ahead=ahead)

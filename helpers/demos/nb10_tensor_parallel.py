@@ -4,7 +4,9 @@ Drawn, not run, so a redraw is fast. `dataflow(n_workers)` draws the Megatron sp
 x -> W1 columns -> GELU -> W2 rows -> one all-reduce; `rows_dataflow()` the other way round (W1
 cut by rows, section 8), with its all-reduce before GELU. `ring_steps(n_workers)` shows every step
 of a ring all-reduce side by side (section 4), and `make()` is the live demo: a slider that walks
-through the steps, for 2 to 8 workers.
+through the steps, for 2 to 8 workers. Its grids for every N are made with it, and the images of
+every step's title and count when it shows (helpers.demos.stamps): a move repaints the same
+artists over the same background, for any N, with no text to lay out.
 
 A ring all-reduce over N workers cuts each buffer into N chunks. In reduce-scatter step s
 (s = 0 .. N-2) worker r sends its chunk (r - s) % N to worker (r + 1) % N, which adds it to its
@@ -21,6 +23,7 @@ from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import NullLocator
 from matplotlib.transforms import offset_copy
 
+from helpers.demos.stamps import Label, in_place
 from helpers.plots import NEUTRAL, OKABE_ITO
 from helpers.widgets import LiveFigure
 
@@ -160,8 +163,9 @@ def _sends(n_workers, step):
     return starts
 
 
-def ring_grid(ax, n_workers):
-    """The grid of N workers x N chunks, its labels, and the artists a step changes (returned)."""
+def ring_grid(ax, n_workers, text=None):
+    """The grid of N workers x N chunks, its labels, and the artists a step changes (returned).
+    text(x, y, string, **style): how the labels are made (ax.text by default)."""
     n = n_workers
     mesh = ax.pcolormesh(np.linspace(0, n, n * n + 1), np.arange(n + 1), np.ones((n, n * n, 3)))  # one mesh
     grid = [ax.hlines(range(n + 1), 0, n, color="black", lw=1), ax.vlines(range(n + 1), 0, n, color="black", lw=1)]
@@ -174,8 +178,10 @@ def ring_grid(ax, n_workers):
     # Labels as plain text, not ticks: Tick objects cost more to make than this whole grid.
     ax.xaxis.set_major_locator(NullLocator())
     ax.yaxis.set_major_locator(NullLocator())
-    labels = [ax.text(c + 0.5, n + 0.42, str(c), ha="center", va="top", fontsize=10) for c in range(n)]
-    labels += [ax.text(-0.08, r + 0.5, str(r), ha="right", va="center", fontsize=10) for r in range(n)]
+    text = text or ax.text
+    labels = [text(c + 0.5, n + 0.42, str(c), ha="center", va="top", fontsize=10) for c in range(n)]
+    left = offset_copy(ax.transData, ax.figure, x=-4, units="points")   # 4 points left of the grid, for any N
+    labels += [text(0, r + 0.5, str(r), ha="right", va="center", fontsize=10, transform=left) for r in range(n)]
     ax.grid(False)
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
@@ -248,25 +254,28 @@ def draw(fig, n_workers, step):
     ax = fig.add_subplot(1, 1, 1)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)
     ax.set_xlabel("chunk of the buffer (stripes: whose numbers it holds; framed: the complete sum)", labelpad=16)
-    ax.set_ylabel("worker", labelpad=12)
+    ax.set_ylabel("worker", labelpad=16)
     # A second line under the x label (which ends 27 points below the axes): what each worker has sent.
     below_label = offset_copy(ax.transAxes, fig, y=-SENT_BELOW_PT, units="points")
-    sent = ax.text(0.5, 0, "", transform=below_label, ha="center", va="top", fontsize=10)
-    state = {"ax": ax, "sent": sent, "rings": {}, "n": None}
+    sent = ax.add_artist(Label(0.5, 0, "", transform=below_label, ha="center", va="top", fontsize=10, clip_on=False))
+
+    def label(x, y, string, **style):   # a grid's worker and chunk numbers: images of their strings
+        return ax.add_artist(Label(x, y, string, clip_on=False, **style))
+
+    # Every grid made now, hidden but the one shown: a move repaints the same artists for every N.
+    rings = {n: ring_grid(ax, n, text=label) for n in N_WORKERS}
+    ax.set_title("", fontsize=10, y=1.0)   # y: where it stays, drawn by its Label
+    state = {"ax": ax, "sent": sent, "rings": rings, "n": None, "title": in_place(ax.title)}
     update(fig, state, n_workers, step)
     return state
 
 
 def _show_grid(state, n_workers):
-    """Show the grid of n_workers in the demo's axes, made on its first visit and kept, hidden,
-    while another is shown."""
-    ax, rings = state["ax"], state["rings"]
-    for ring in rings.values():
+    """Show the grid of n_workers in the demo's axes and hide the others."""
+    for ring in state["rings"].values():
         for artist in [*_stepped(ring), *ring["labels"]]:
             artist.set_visible(ring["n"] == n_workers)
-    if n_workers not in rings:
-        rings[n_workers] = ring_grid(ax, n_workers)
-    _fit(ax, n_workers)
+    _fit(state["ax"], n_workers)
 
 
 def update(fig, state, n_workers, step):
@@ -274,14 +283,17 @@ def update(fig, state, n_workers, step):
     the title and the count of what was sent; return what changed, in drawing order."""
     ax, n = state["ax"], n_workers
     step = _clamped(n, step)
-    if state["n"] != n:     # another grid: its artists are new, so the rest (its labels) is drawn again
+    if state["n"] != n:
         state["n"] = n
         _show_grid(state, n)
-    changed = show_step(state["rings"][n], step)
-    ax.set_title(f"Step {step} of {2 * (n - 1)}, {_phase(n, step)}", fontsize=10, y=1.0)   # y: no search
+    show_step(state["rings"][n], step)
+    ax.set_title(f"Step {step} of {2 * (n - 1)}, {_phase(n, step)}", fontsize=10, y=1.0)
+    state["title"].set_text(ax.get_title())
     state["sent"].set_text(_sent(n, step))
-    ids = {id(a) for a in [*changed, ax.title, state["sent"]]}
-    return [a for a in ax.get_children() if id(a) in ids]
+    changed = [state["title"], state["sent"]]
+    for ring in state["rings"].values():
+        changed += [*_stepped(ring), *ring["labels"]]
+    return changed
 
 
 def make():
@@ -292,5 +304,6 @@ def make():
         step.max = 2 * (change["new"] - 1)
 
     workers.observe(fit_steps, names="value")   # before LiveFigure's own observer: the range is set first
+    every = [{"n_workers": n, "step": s} for n in N_WORKERS for s in range(2 * n - 1)]   # their titles and counts
     return LiveFigure(draw, {"n_workers": workers, "step": step}, figsize=(7.6, 4.2),
-                      title="Ring all-reduce, step by step", update=update)
+                      title="Ring all-reduce, step by step", update=update, ahead=every)

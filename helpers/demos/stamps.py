@@ -127,15 +127,18 @@ class Label(Text):
         return round(x), round(y)
 
     def _drawn_at(self, canvas, anchor):
-        """Draw as a plain Text would, with the anchor on the pixel `anchor`."""
-        transform, position = self.get_transform(), self.get_position()
+        """Draw as a plain Text would, with the anchor on the pixel `anchor` (unclipped: an Axes
+        clips to where it is on the figure, not on this canvas)."""
+        transform, position, clip_on = self.get_transform(), self.get_position(), self.get_clip_on()
         self.set_transform(IdentityTransform())
         self.set_position(anchor)
+        self.set_clip_on(False)
         try:
             Text.draw(self, canvas)
         finally:
             self.set_transform(transform)
             self.set_position(position)
+            self.set_clip_on(clip_on)
 
     def _stored(self, renderer):
         """(image: x, y from the anchor and RGBA rows, or None; how far left of the anchor the text
@@ -189,13 +192,69 @@ def tick_labels(axis, locs):
     return labels
 
 
+class FollowingTickLabels:
+    """Labels in the place of an axis' tick labels, for an axis whose limits change on every move:
+    after the limits are set, `follow()` puts the ticks (and grid lines) where the axis' own locator
+    would and a Label with its own formatter's string at each. The axis then draws no text, and a
+    tick label that comes back ("0", "2") is a copy. `most`: as many Labels as ticks can be shown."""
+
+    def __init__(self, axis, most=12):
+        self.axis, self.locator, self.formatter = axis, axis.get_major_locator(), axis.get_major_formatter()
+        template = axis.get_major_ticks(1)[0].label1
+        self.labels = []
+        for _ in range(most):
+            label = Label(0, 0, "")
+            label.update_from(template)
+            label.set_visible(False)
+            axis.axes.add_artist(label).set_clip_on(False)
+            self.labels.append(label)
+        self.shown = []
+
+    def follow(self):
+        """Ticks and Labels for the axis' limits now; returns every Label (the ones to repaint)."""
+        locs = list(self.locator())          # as the axis would place them, one past each end
+        strings = self.formatter.format_ticks(locs)
+        view = self.axis.get_view_interval()
+        low, high = sorted(view)
+        close = 1e-10 * (high - low)          # as the axis keeps a tick that rounding put just outside
+        kept = [(loc, text) for loc, text in zip(locs, strings, strict=True) if low - close <= loc <= high + close]
+        if len(kept) > len(self.labels):
+            raise ValueError(f"the axis shows {len(kept)} ticks, more than the {len(self.labels)} Labels "
+                             f"made for it: make FollowingTickLabels(axis, most={len(kept)})")
+        self.axis.set_ticks([loc for loc, _ in kept], [""] * len(kept))
+        self.axis.set_view_interval(*view, ignore=True)   # set_ticks may widen it by the rounding
+        for label, (loc, text) in zip(self.labels[:len(kept)], kept, strict=True):
+            label.set_position((loc, 0) if self.axis.axis_name == "x" else (0, loc))
+            label.set_text(text)
+            label.set_visible(True)
+        for label in self.labels[len(kept):]:
+            label.set_visible(False)
+        self.shown = self.labels[:len(kept)]
+        return self.labels
+
+
 def y_label(axis):
     """A Label in the font and colour of the y axis' label, which place_y_label puts where the axis
-    would put its own (the label itself stays, in no colour)."""
+    would put its own (the label itself stays, hidden, so that the axis draws no text for it)."""
     label = Label(0, 0.5, axis.label.get_text(), rotation_mode=axis.label.get_rotation_mode())
     label.update_from(axis.label)
+    label.set_visible(True)
     axis.axes.add_artist(label).set_clip_on(False)
-    axis.label.set_color("none")
+    axis.label.set_visible(False)
+    return label
+
+
+def in_place(text):
+    """A Label that draws `text` where it stays (an axis label fixed with set_label_coords, a title
+    set with y=1.0: places the axes no longer move), in its font and colour; set the Label's text on
+    a move. The Text itself stays, hidden. A text the axes place themselves moves with what they
+    measure (tick labels), and this Label would not."""
+    label = Label(*text.get_position(), text.get_text(), rotation_mode=text.get_rotation_mode())
+    label.update_from(text)
+    label.set_visible(True)
+    owner = text.axes or text.figure
+    owner.add_artist(label).set_clip_on(False)
+    text.set_visible(False)
     return label
 
 
