@@ -9,6 +9,8 @@ the figure's titles as alt text.
 """
 
 import io
+import struct
+import zlib
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -148,15 +150,30 @@ def _display_output(fig, png, alt=None, size=None):
     return data, metadata
 
 
+def _png_chunk(tag, data):
+    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+
+def quick_png(pixels):
+    """PNG bytes of RGBA pixels (height, width, 4), every row filtered "Up" (minus the row above:
+    a figure's rows repeat, so they compress well) and compressed quickly: 3 times quicker than
+    PIL's choice of a filter per row, and about as small, for a live demo's draft."""
+    height, width, _ = pixels.shape
+    rows = np.empty((height, 1 + 4 * width), np.uint8)
+    flat = pixels.reshape(height, 4 * width)
+    rows[0, 0], rows[0, 1:] = 0, flat[0]                   # the first row as it is
+    rows[1:, 0] = 2                                        # filter type 2: Up
+    np.subtract(flat[1:], flat[:-1], out=rows[1:, 1:])     # modulo 256, as PNG adds it back
+    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)   # 8-bit RGBA, no interlace
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
+            + _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)) + _png_chunk(b"IEND", b""))
+
+
 def canvas_png(fig, alt=None):
     """(data, metadata) like png_output, of what fig's canvas drew last (no new drawing, quick
     compression): a live demo's draft after only its changed artists were painted."""
-    from PIL import Image
-
-    buffer = io.BytesIO()
     pixels = np.asarray(fig.canvas.buffer_rgba())
-    Image.fromarray(pixels).save(buffer, format="png", compress_level=1)
-    return _display_output(fig, buffer.getvalue(), alt, size=(pixels.shape[1], pixels.shape[0]))   # one to one
+    return _display_output(fig, quick_png(pixels), alt, size=(pixels.shape[1], pixels.shape[0]))   # one to one
 
 
 def show(fig=None, alt=None):

@@ -490,3 +490,15 @@ def test_ahead_makes_the_images_of_those_settings_when_the_figure_shows(monkeypa
     wrong.render()
     with pytest.raises(ValueError, match=r"ahead names \['m'\], which are not controls"):
         wrong.prepare()
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (40, 33)])
+def test_a_quick_png_holds_exactly_its_pixels(shape):
+    """Any RGBA pixels, rows that repeat or not, come back from the PNG as they went in."""
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    pixels = rng.integers(0, 256, (*shape, 4), dtype=np.uint8)
+    pixels[shape[0] // 2:] = pixels[shape[0] // 2]          # half the rows repeat, as a figure's do
+    back = np.asarray(Image.open(io.BytesIO(plots.quick_png(pixels))).convert("RGBA"))
+    assert back.shape == pixels.shape and np.array_equal(back, pixels), "the PNG does not hold the pixels it was given"
