@@ -1,11 +1,12 @@
-"""Timing code the way PyTorch's developers do, with torch.utils.benchmark.Timer.
+"""Timing code the way PyTorch's own torch.utils.benchmark.Timer does it.
 
-The Timer runs blocks of many calls between two clock reads and synchronises a
-GPU once per block, so a kernel's launch latency is spread over the block
-instead of passing for work; it also fixes torch's thread count while it
-measures. `benchmark` times one function; `fastest` times several variants in
-interleaved rounds and keeps each one's fastest block, so one busy moment of
-the machine cannot flip which is faster.
+A block of many calls runs between two clock reads, and a GPU is synchronised once
+per block, so a kernel's launch latency is spread over the block instead of passing
+for work; torch's thread count is fixed while it measures. Unlike the Timer's
+blocked_autorange, which times blocks until a time budget is spent, `benchmark` always
+times exactly `repeat` blocks, so a busy moment of the machine changes the times but
+never how many there are. `fastest` times several variants in interleaved rounds and
+keeps each one's fastest block, so one busy moment cannot flip which is faster.
 """
 
 import math
@@ -14,7 +15,6 @@ import time
 from dataclasses import dataclass
 
 import torch
-from torch.utils.benchmark import Timer
 
 from helpers import validate
 from helpers.device import check_available, synchronize
@@ -49,13 +49,35 @@ def _clock(device):
     return clock
 
 
-def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=None):
-    """Seconds per call of fn() on device: `warmup` calls, then about `repeat` timed blocks.
+# A block lasts at least this long: the clock's own cost (well under a microsecond; a GPU
+# synchronisation, some microseconds) is then under 1% of what a block measures.
+BLOCK_SECONDS = 1e-3
 
-    The Timer times for max(min_time, one call) * repeat seconds in all, in blocks of
-    as many calls as make the clock's own cost negligible (one call for anything over
-    a millisecond), each synchronised once. threads: torch's CPU threads while timing
-    (default: the current number).
+
+def _block(fn, number, clock):
+    """Seconds that `number` calls of fn() take, between two reads of clock."""
+    start = clock()
+    for _ in range(number):
+        fn()
+    return clock() - start
+
+
+def _calls_per_block(fn, clock, block_seconds):
+    """How many calls make a block of at least block_seconds: one call if one lasts that long."""
+    number = 1
+    seconds = _block(fn, number, clock)
+    while seconds < block_seconds:  # grow the block, at most tenfold at a step
+        number = min(number * 10, math.ceil(1.2 * number * block_seconds / max(seconds, 1e-9)))
+        seconds = _block(fn, number, clock)
+    return number
+
+
+def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=None):
+    """Seconds per call of fn() on device: `warmup` calls, then exactly `repeat` timed blocks.
+
+    Each block is as many calls as last at least max(min_time, 1 ms) (one call for anything
+    longer), read off one clock synchronised with the device. threads: torch's CPU threads
+    for all the calls (default: the current number), restored afterwards.
     """
     validate.function(fn, "fn")
     device = check_available(device)
@@ -63,15 +85,16 @@ def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=Non
     repeat = validate.positive_int(repeat, "repeat")
     min_time = validate.non_negative_number(min_time, "min_time")
     threads = torch.get_num_threads() if threads is None else validate.positive_int(threads, "threads")
-    for _ in range(warmup):
-        fn()
     clock = _clock(device)
-    start = clock()
-    fn()
-    one_call = max(clock() - start, 1e-9)
-    timer = Timer(stmt="fn()", globals={"fn": fn}, timer=clock, num_threads=threads)
-    measurement = timer.blocked_autorange(min_run_time=max(min_time, one_call) * repeat)
-    times = measurement.times
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        for _ in range(warmup):
+            fn()
+        number = _calls_per_block(fn, clock, max(min_time, BLOCK_SECONDS))
+        times = [_block(fn, number, clock) / number for _ in range(repeat)]
+    finally:
+        torch.set_num_threads(before)
     return Timing(statistics.median(times), min(times), max(times), len(times))
 
 
