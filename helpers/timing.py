@@ -86,15 +86,20 @@ def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=Non
     min_time = validate.non_negative_number(min_time, "min_time")
     threads = torch.get_num_threads() if threads is None else validate.positive_int(threads, "threads")
     clock = _clock(device)
+    # Set torch's thread count only to change it: calling torch.set_num_threads again and again,
+    # even with the number already set, made a 0.4 ms FFN call take 20-40 ms while a second
+    # process computed beside it on 2 cores (without the calls: 0.4-0.8 ms).
     before = torch.get_num_threads()
-    torch.set_num_threads(threads)
+    if threads != before:
+        torch.set_num_threads(threads)
     try:
         for _ in range(warmup):
             fn()
         number = _calls_per_block(fn, clock, max(min_time, BLOCK_SECONDS))
         times = [_block(fn, number, clock) / number for _ in range(repeat)]
     finally:
-        torch.set_num_threads(before)
+        if threads != before:
+            torch.set_num_threads(before)
     return Timing(statistics.median(times), min(times), max(times), len(times))
 
 

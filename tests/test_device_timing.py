@@ -79,6 +79,18 @@ def test_benchmark_restores_the_thread_count():
     assert torch.get_num_threads() == before
 
 
+def test_benchmark_leaves_the_thread_count_alone_unless_asked_to_change_it(monkeypatch):
+    set_to = []
+    real = torch.set_num_threads
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: (set_to.append(n), real(n)))
+    current = torch.get_num_threads()
+    timing.benchmark(lambda: None, warmup=0, repeat=2)
+    timing.benchmark(lambda: None, warmup=0, repeat=2, threads=current)
+    assert set_to == [], "the thread count was set again to the number it had"
+    timing.benchmark(lambda: None, warmup=0, repeat=2, threads=current + 1)
+    assert set_to == [current + 1, current], "set for the timing, then put back"
+
+
 def test_fastest_interleaves_and_keeps_the_best():
     order = []
     best = timing.fastest({"slow": lambda: (order.append("slow"), time.sleep(0.003)),
