@@ -86,9 +86,7 @@ def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=Non
     min_time = validate.non_negative_number(min_time, "min_time")
     threads = torch.get_num_threads() if threads is None else validate.positive_int(threads, "threads")
     clock = _clock(device)
-    # Set torch's thread count only to change it: calling torch.set_num_threads again and again,
-    # even with the number already set, made a 0.4 ms FFN call take 20-40 ms while a second
-    # process computed beside it on 2 cores (without the calls: 0.4-0.8 ms).
+    # torch's thread count is set only to change it, and then put back.
     before = torch.get_num_threads()
     if threads != before:
         torch.set_num_threads(threads)
