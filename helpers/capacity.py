@@ -12,25 +12,19 @@ experiment never moves the learner's global random state.
 """
 
 import math
-from contextlib import contextmanager
 
 import torch
 import torch.nn.functional as F
 
 from helpers import validate
+from helpers.device import cpu_threads
 from helpers.ffn import FFN
 
 
-@contextmanager
 def one_thread():
     """Run torch on one CPU thread inside the block: these problems are small, and
     extra threads only add start-up cost (and fight when the CPU is shared)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+    return cpu_threads(1)
 
 
 def random_pairs(n_pairs, d_model, seed=0):

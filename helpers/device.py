@@ -5,6 +5,7 @@ Set COURSE_DEVICE=cpu (or cuda, mps) to choose yourself.
 
 import os
 import platform
+from contextlib import contextmanager
 
 import torch
 
@@ -104,3 +105,17 @@ def half_dtype(device):
 def check_available(device):
     """torch.device(device) when this machine has it; otherwise an error in the course's words."""
     return _checked(device, "device")
+
+
+@contextmanager
+def cpu_threads(n):
+    """Run torch on n CPU threads inside the block, then put the count back (set only to change it)."""
+    before = torch.get_num_threads()
+    changed = n != before
+    if changed:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if changed:
+            torch.set_num_threads(before)

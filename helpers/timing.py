@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from helpers import validate
-from helpers.device import check_available, synchronize
+from helpers.device import check_available, cpu_threads, synchronize
 
 
 @dataclass
@@ -86,18 +86,11 @@ def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=Non
     min_time = validate.non_negative_number(min_time, "min_time")
     threads = torch.get_num_threads() if threads is None else validate.positive_int(threads, "threads")
     clock = _clock(device)
-    # torch's thread count is set only to change it, and then put back.
-    before = torch.get_num_threads()
-    if threads != before:
-        torch.set_num_threads(threads)
-    try:
+    with cpu_threads(threads):
         for _ in range(warmup):
             fn()
         number = _calls_per_block(fn, clock, max(min_time, BLOCK_SECONDS))
         times = [_block(fn, number, clock) / number for _ in range(repeat)]
-    finally:
-        if threads != before:
-            torch.set_num_threads(before)
     return Timing(statistics.median(times), min(times), max(times), len(times))
 
 
