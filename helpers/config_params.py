@@ -76,7 +76,15 @@ def _run(argv):
         breakdown = count_params(args.config, weights_only=args.weights_only)
     except (ConfigError, OSError) as err:
         parser.exit(2, f"error: {err}\n")
-    print(json.dumps(to_json(breakdown), indent=2) if args.json else format_table(breakdown), flush=True)
+    text = json.dumps(to_json(breakdown), indent=2) if args.json else format_table(breakdown)
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        raise
+    except OSError as err:  # a full disk, /dev/full: one line, not a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # nothing left for the exit's flush
+        print(f"error: could not write the result to standard output: {err.strerror or err}", file=sys.stderr)
+        return 1
     return 0
 
 

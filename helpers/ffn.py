@@ -107,6 +107,9 @@ class FFN(nn.Module):
         b2 = None if b2 is None else validate.as_array(b2, "b2")
         validate.float_dtype(dtype, "dtype")
         check_ffn_shapes(np.zeros(W1.shape[0]), W1, b1, W2, b2)
+        for name, array in (("W1", W1), ("b1", b1), ("W2", W2), ("b2", b2)):
+            if array is not None:
+                validate.finite(array, name)   # a NaN weight would make every output NaN, silently
         if W2.shape[1] != W1.shape[0]:
             raise ValueError(
                 f"W2 has shape {W2.shape}: an FFN returns to d_model={W1.shape[0]} columns"

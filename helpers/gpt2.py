@@ -254,7 +254,13 @@ def tokens_of(tokenizer, ids):
     if not callable(getattr(tokenizer, "decode", None)):
         raise TypeError(f"tokenizer must be a tokenizer with .decode (from gpt2.load), got {type(tokenizer).__name__}")
     validate.ndim(torch.as_tensor(ids), "ids", 1)
-    return [tokenizer.decode([int(i)]) for i in ids]
+    ids = [int(i) for i in ids]
+    size = len(tokenizer) if hasattr(tokenizer, "__len__") else None
+    outside = [i for i in ids if i < 0 or (size is not None and i >= size)]
+    if outside:                                            # decode would give '' for it, silently
+        raise ValueError(f"ids holds {outside[0]}, which is not a token id of this tokenizer "
+                         f"(0 to {size - 1:,})" if size else f"ids holds {outside[0]}, a negative token id")
+    return [tokenizer.decode([i]) for i in ids]
 
 
 def registered_hooks(model):

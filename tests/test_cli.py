@@ -1,6 +1,7 @@
 """`python -m helpers params`: a config file from anywhere, a table or JSON, clear errors."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -93,3 +94,14 @@ def test_the_calculator_starts_without_torch():
             "cp.flops_per_token('gpt2', 8); print(sorted({'torch', 'numpy'} & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]", f"the calculator imported {done.stdout.strip()}"
+
+
+def test_a_full_disk_gives_one_line_not_a_traceback(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "helpers", "params", "gpt2"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr == "error: could not write the result to standard output: No space left on device\n", \
+        done.stderr

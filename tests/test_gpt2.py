@@ -221,3 +221,12 @@ def test_no_hook_is_left_after_any_section_of_notebook_13(monkeypatch, tmp_path)
     counts = [re.search(r"hooks left: (\d+)", "".join(o.get("text", "") for o in c.outputs))
               for c in nb.cells if c.cell_type == "code" and c.source == probe]
     assert len(counts) >= 8 and all(m and m.group(1) == "0" for m in counts), counts
+
+
+def test_tokens_of_refuses_an_id_outside_the_vocabulary(tiny):
+    _, tokenizer, _ = tiny
+    assert gpt2.tokens_of(tokenizer, [0, len(tokenizer) - 1])[0] == gpt2.END
+    with pytest.raises(ValueError, match=r"ids holds 2048, which is not a token id of this tokenizer \(0 to 2,047\)"):
+        gpt2.tokens_of(tokenizer, torch.tensor([5, len(tokenizer)]))
+    with pytest.raises(ValueError, match="ids holds -1"):
+        gpt2.tokens_of(tokenizer, [-1])
