@@ -127,13 +127,13 @@ def test_make_reset_says_what_it_discards_keeps_a_copy_and_restores(course):
     copy.write_bytes(edited)
     done = run(course, "make", "-s", "reset", "NB=01")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Left alone (not in git): notebooks/01_first-Copy1.ipynb." in done.stdout
+    assert "Left alone (not in the last commit): notebooks/01_first-Copy1.ipynb." in done.stdout
     assert ("Discarding what was changed or saved in 1 notebook(s) since the last commit "
             "(outputs, edits, answers): 01_first.ipynb.") in done.stdout
     assert first.read_bytes() == committed and copy.read_bytes() == edited
     assert second.read_bytes() != committed, "NB=01 leaves notebook 02 alone"
     (backup,) = (course / "build" / "reset").iterdir()
-    assert (backup / "01_first.ipynb").read_bytes() == edited
+    assert (backup / "notebooks" / "01_first.ipynb").read_bytes() == edited
     done = run(course, "make", "-s", "reset")
     assert "02_second.ipynb" in done.stdout and git(course, "status", "--porcelain", "notebooks") == (
         "?? notebooks/01_first-Copy1.ipynb\n")
