@@ -4,17 +4,20 @@ The stored notebook shows "not attempted yet" for every exercise and no hint
 or answer; its worked solutions sit in collapsed markdown that Run All never
 executes, so they cannot overwrite the learner's work. To prove the solutions,
 each notebook is run again with every learner cell replaced by its solution,
-and every check must then say "correct".
+and every check must then say "correct". That run is also the one that proves
+every cell can be run twice (tools/rerun_check.py: each cell twice in a row,
+then the whole notebook again, in one kernel), as a learner who has solved the
+exercises runs them again.
 """
 
-import os
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
 from exercise_cells import HINT, defined_names, exercises, feedback, output_text, tags
-from nbclient import NotebookClient
+
+from rerun_check import report, run_twice
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -98,15 +101,13 @@ def with_solutions(nb):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
-def test_every_solution_passes_its_check(path, monkeypatch):
+def test_every_solution_passes_its_check_and_every_cell_runs_twice(path):
     nb = nbformat.read(path, as_version=4)
     found = exercises(nb)
     assert all(e.solution for e in found)
     solved = with_solutions(nb)
-    monkeypatch.setenv("COURSE_DEVICE", "cpu")
-    monkeypatch.setitem(os.environ, "PYTHONHASHSEED", "0")
-    NotebookClient(solved, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    differences = run_twice(path, nb=solved)
+    assert not differences, report(path, differences)
     lines = feedback(solved)
     assert sorted(lines) == sorted(("correct", e.number) for e in found), lines
     for e in found:

@@ -11,7 +11,8 @@ import torch
 from nbformat.v4 import new_code_cell, new_notebook
 
 import gpu_check
-from course_paths import ROOT, notebook_paths
+import sync_notebooks
+from course_paths import ROOT
 
 NO_GPU = dict(os.environ, CUDA_VISIBLE_DEVICES="")  # hides any GPU, so this holds everywhere
 
@@ -34,17 +35,27 @@ def notebook(path, *sources):
     return path
 
 
+def course_notebook(path):
+    """A notebook as the course's start: the setup cell every notebook has, then the FFN on the
+    device it picks (what gpu-check runs everywhere, in a second rather than a real notebook's
+    half minute; the real notebooks pass nbval in the main run)."""
+    return notebook(path, sync_notebooks.setup_cell_source(),
+                    "import torch\nfrom helpers.ffn import FFN\n"
+                    "ffn = FFN(8, 32).to(device)\n"
+                    "assert ffn(torch.ones(2, 8, device=device)).shape == (2, 8)")
+
+
 def test_check_runs_notebooks_and_benchmark_and_writes_the_report(tmp_path):
     ok = notebook(tmp_path / "01_ok.ipynb", "import os",
                   'assert os.environ["COURSE_DEVICE"] == "cpu", os.environ["COURSE_DEVICE"]')
     bad = notebook(tmp_path / "02_bad.ipynb", 'assert 1 + 1 == 3, "largest difference 1"')
-    (real,) = notebook_paths(["11"])
+    real = course_notebook(tmp_path / "03_course.ipynb")
     lines = []
     report, results = gpu_check.check("cpu", [ok, bad, real], smoke=True, out=lines.append)
     assert lines[:3] == [f"01_ok: passed in {results[0][1]:.1f} s",
                          f"02_bad: FAILED in {results[1][1]:.1f} s "
                          "(AssertionError: largest difference 1)",
-                         f"11_mixture_of_experts: passed in {results[2][1]:.1f} s"]
+                         f"03_course: passed in {results[2][1]:.1f} s"]
     md_path = gpu_check.write(report, results, tmp_path / "report")
 
     saved = json.loads((tmp_path / "report" / "report.json").read_text())
@@ -54,7 +65,7 @@ def test_check_runs_notebooks_and_benchmark_and_writes_the_report(tmp_path):
     assert saved["passed"] is False and saved["benchmark_error"] is None
     assert [(n["name"], n["passed"], n["error"]) for n in saved["notebooks"]] == [
         ("01_ok", True, None), ("02_bad", False, "AssertionError: largest difference 1"),
-        ("11_mixture_of_experts", True, None)]
+        ("03_course", True, None)]
     measured = [r["measurement"] for r in saved["benchmark"]]
     assert "FFN 32->128 T=1 (cpu): helpers / torch.nn.functional" in measured
     assert "GPU rows" not in measured  # the device given is the only one timed

@@ -1,9 +1,12 @@
 """The install: pyproject and environment.yml agree; the wheel ships the data."""
 
+import pkgutil
 import re
 import subprocess
 import sys
 import zipfile
+
+import pytest
 
 import helpers
 from course_paths import ROOT
@@ -91,3 +94,13 @@ def test_helpers_is_self_contained():
         text = path.read_text()
         assert "sys.path" not in text, f"{path.relative_to(ROOT)} edits sys.path"
         assert not re.search(r"^\s*(import|from) (tools|run_notebooks|course_paths)\b", text, re.M), path
+
+
+def test_every_module_of_helpers_is_an_attribute_of_the_package():
+    names = {info.name for info in pkgutil.iter_modules(helpers.__path__)} - {"__main__"}
+    assert {"workers", "checks", "demos", "params", "ffn"} <= names
+    for name in sorted(names):
+        assert getattr(helpers, name).__name__ == f"helpers.{name}", name
+        assert name in dir(helpers)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_module'"):
+        getattr(helpers, "no_such_module")  # noqa: B009

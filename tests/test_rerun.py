@@ -2,17 +2,15 @@
 section again after an error. tools/rerun_check.py runs each code cell twice in a row, then the
 whole notebook again, in one kernel; what each cell prints must not change (after
 tests/sanitize.cfg), and no cell may leave torch's thread count, default dtype or grad mode
-changed. First the check itself, on small notebooks made here; then every numbered notebook.
+changed. Here the check itself, on small notebooks made here; tests/test_exercises.py runs it on
+every numbered notebook, with the exercises' solutions in place.
 """
 
 import nbformat
-import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from course_paths import notebook_paths
-from rerun_check import report, run_twice
+from rerun_check import run_twice
 
-NOTEBOOKS = notebook_paths()
 SETUP = new_code_cell("import torch", metadata={"tags": ["setup"]})
 
 
@@ -59,9 +57,3 @@ def test_a_cell_safe_to_rerun_passes_even_when_it_prints_in_pieces(tmp_path):
 def test_cells_nbval_skips_are_not_run(tmp_path):
     counting = "runs = globals().get('runs', 0) + 1\nprint(runs)"  # found above when it runs
     assert differences(tmp_path, counting, tags=["nbval-skip"]) == []
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_running_cells_again_changes_nothing(path):
-    found = run_twice(path)
-    assert not found, report(path, found)

@@ -74,9 +74,13 @@ def install_changes_nothing(python, wheel):
         raise CheckFailed(f"installing the course reinstalled {replaced}")
 
 
-def notebooks_pass(python, work, jobs=2):
-    """nbval (strict) on a copy of the notebooks in `work`, importing the installed course."""
+def notebooks_pass(python, work, jobs=2, editions=None):
+    """nbval (strict) on a copy of the notebooks in `work`, importing the installed course: every
+    edition's, or those of `editions` ("en", "ko")."""
     for path in all_notebook_paths():  # the course's notebooks, not copies a session left
+        edition = path.parent.name if path.parent != NOTEBOOK_DIR else "en"
+        if editions is not None and edition not in editions:
+            continue
         copy = work / "notebooks" / path.relative_to(NOTEBOOK_DIR)
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, copy)
@@ -92,13 +96,14 @@ def notebooks_pass(python, work, jobs=2):
          "--nbval-sanitize-with", "sanitize.cfg", "notebooks"], cwd=work, env=env)
 
 
-def check_wheel(wheel, work):
-    """The whole simulation for `wheel`, in the empty folder `work`; CheckFailed if it fails."""
+def check_wheel(wheel, work, editions=None):
+    """The whole simulation for `wheel`, in the empty folder `work`; CheckFailed if it fails.
+    `editions` ("en", "ko"): only their notebooks run; every edition's by default."""
     work = Path(work)
     python = colab_python(work / "colab")
     install_changes_nothing(python, wheel)
     (work / "run").mkdir()
-    notebooks_pass(python, work / "run")
+    notebooks_pass(python, work / "run", editions=editions)
 
 
 def main(argv):

@@ -4,7 +4,8 @@ The repository root, the numbered notebooks, what pyproject.toml says about the
 package, the version of helpers (defined once, in helpers/__init__.py), and
 whether a notebook holds changes that git does not have yet.
 
-    python tools/course_paths.py     # every course notebook, editions included, one a line
+    python tools/course_paths.py              # the English notebooks, one a line (what nbval runs)
+    python tools/course_paths.py --editions   # and each edition's (notebooks/ko/...) after them
 """
 
 import os
@@ -94,6 +95,6 @@ def version():
 
 
 if __name__ == "__main__":
-    for path in all_notebook_paths():
+    for path in all_notebook_paths() if "--editions" in sys.argv[1:] else notebook_paths():
         print(path.relative_to(ROOT))
     sys.exit(0)

@@ -88,14 +88,16 @@ PROBE = nbformat.v4.new_code_cell(
     '      __import__("torch").get_default_dtype(), __import__("torch").is_grad_enabled())')
 
 
-def run_twice(path, device="cpu", timeout=600):
+def run_twice(path, device="cpu", timeout=600, nb=None):
     """Run each code cell twice in a row, then the notebook again from the top, in one kernel.
 
+    `nb`: the notebook to run instead of the file at `path` (a copy with the exercises' solutions
+    in place, say); it is run in `path`'s folder and keeps pass 2's outputs.
     Returns [(cell index, what differs, first text, other text)]: "run again at once" when a
     cell's second run differs from its first, "run again later" when pass 2 differs from pass 1,
     "settings" when a cell leaves torch's settings other than it found them.
     """
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.read(path, as_version=4) if nb is None else nb
     pairs = sanitizers()
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(Path(path).parent)}})
