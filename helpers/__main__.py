@@ -8,6 +8,7 @@ import sys
 
 COMMANDS = {
     "params": ("helpers.config_params", "parameters by component, from a config.json"),
+    "progress": ("helpers.study", "your exercises done, or (--merge) a study group's report"),
 }
 
 

@@ -13,10 +13,15 @@ state and torch settings are left as they were (`helpers.checks.state`). A
 check written as a function does the same with `core.referee` (the decorator),
 `core.attempt` (the call) and `core.outcome` (not attempted, None, an error);
 a reference module is built inside `state.seeded(seed)`.
+
+Each verdict is also recorded, one line in course-progress.jsonl beside the notebooks
+(`helpers.checks.recording`): `record(False)` or COURSE_RECORD=0 turns that off, and
+`download_progress()` downloads the file in Colab.
 """
 
 from helpers.checks.core import Feedback
 from helpers.checks.module import ModuleCheck
+from helpers.checks.recording import download_progress, record
 from helpers.checks.runner import Check, Mistake, Prediction
 
-__all__ = ["Check", "Feedback", "Mistake", "ModuleCheck", "Prediction"]
+__all__ = ["Check", "Feedback", "Mistake", "ModuleCheck", "Prediction", "download_progress", "record"]

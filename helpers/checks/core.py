@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import torch
 
-from helpers.checks import language
+from helpers.checks import language, recording
 from helpers.checks.show import Text, call_str, describe, one_line, say, shape_str, to_numpy
 from helpers.checks.state import kept
 
@@ -233,17 +233,31 @@ def outcome(exercise, call, got, first=True):
     return None
 
 
+_depth = [0]   # judge inside judge (a check that runs another): only the outermost verdict is recorded
+
+
 def judge(exercise, check, *args):
-    """check(*args), run as a referee: the learner's state kept, anything that breaks turned into a sentence."""
-    with kept():
-        try:
-            return check(*args)
-        except KeyboardInterrupt:
-            raise
-        except BaseException as err:  # noqa: BLE001 - the learner sees a sentence, never a traceback
-            return wrong(exercise, say("the check could not judge this answer ({kind}: {said}). Compare what "
-                                       "your code returns, its type and shape, with what the exercise asks for.",
-                                       kind=type(err).__name__, said=one_line(err) or "no message"))
+    """check(*args), run as a referee: the learner's state kept, anything that breaks turned into a sentence.
+
+    Every verdict passes here, and the outermost one is recorded (helpers.checks.recording).
+    """
+    _depth[0] += 1
+    try:
+        with kept():
+            try:
+                feedback = check(*args)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as err:  # noqa: BLE001 - the learner sees a sentence, never a traceback
+                feedback = wrong(exercise, say("the check could not judge this answer ({kind}: {said}). Compare "
+                                               "what your code returns, its type and shape, with what the exercise "
+                                               "asks for.", kind=type(err).__name__,
+                                               said=one_line(err) or "no message"))
+    finally:
+        _depth[0] -= 1
+    if _depth[0] == 0 and isinstance(feedback, Feedback):
+        recording.note(exercise, feedback)
+    return feedback
 
 
 def referee(exercise):

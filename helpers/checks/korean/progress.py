@@ -38,6 +38,11 @@ MESSAGES = {
     "{name} and {other} come from the same member: their records count once, as {member}.":
         "{name} 파일과 {other} 파일은 같은 멤버의 기록이라 {member} 한 명으로 합쳐 셉니다.",
     "{name}: {n} lines that are not records, skipped.": "{name}: 기록이 아닌 줄 {n}개를 건너뛰었습니다.",
+    "{name}: 1 line that is not a record, skipped.": "{name}: 기록이 아닌 줄 1개를 건너뛰었습니다.",
+    "{name}: 1 record of an exercise this version does not have ({which}), left out.":
+        "{name}: 이 버전에 없는 연습의 기록 1개를 제외했습니다({which}).",
+    "once, by one member, in {exercise}: {sentence}": "{exercise}에서 1번, 멤버 1명: {sentence}",
+    "{count} times, by one member, in {exercise}: {sentence}": "{exercise}에서 {count}번, 멤버 1명: {sentence}",
     "{name}: records from course version {version} (this is {current}); exercises are matched by notebook and "
     "number.":
         "{name}: 코스 버전 {version}의 기록입니다(지금 버전은 {current}). 연습은 노트북과 번호로 맞춥니다.",
@@ -63,4 +68,5 @@ MESSAGES = {
         "연습마다 마친 멤버 수 (옅은 색: 시도했지만 아직 마치지 않음)",
     "members": "멤버",
     "About the files": "파일에 관한 메모",
+    "The page is in {path}.": "페이지를 {path}에 저장했습니다.",
 }

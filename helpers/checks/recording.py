@@ -1,0 +1,218 @@
+"""Every check's verdict, one JSON line each, in a file beside the learner's notebooks.
+
+`core.judge` hands each verdict here. The file, `course-progress.jsonl` in the kernel's working
+folder (the notebook's folder; /content in Colab), holds one line per check call:
+
+    {"v": 1, "course": "0.1.0", "lang": "en", "learner": "5f0c9a2e", "notebook": "01_matrix_multiply",
+     "exercise": 2, "attempt": 3, "verdict": "mistake", "mistake": "your-z-is-transposed-entry-t-j",
+     "time": "2026-12-03T14:20:05Z"}
+
+verdict is "correct", "mistake" or "not attempted"; attempt counts the exercise's judged tries in
+this file (0 for a not-attempted call); learner is a random tag made with the file, so that a
+leader can see two files from one member. No code, no answers, no sentence from the learner.
+
+A mistake's id is a slug of the first six words of the sentence's template (its {values} left
+out), so rewording the end of a sentence keeps the id; where a template is only values
+("{call} {problem}."), the words come from the sentence inside it. `python -m helpers progress`
+finds the sentence again from the id (helpers.study).
+
+COURSE_RECORD=0 in the environment, or `helpers.checks.record(False)`, turns recording off; under
+pytest (the course's tests, and the notebooks nbval runs) it is off unless COURSE_RECORD=1. A
+folder that cannot be written, a full disk or a damaged file is said once, in words; the check
+says what it always says.
+"""
+
+import json
+import os
+import re
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from helpers import __version__
+from helpers.checks import language
+from helpers.checks.show import Text, say
+
+FILE_NAME = "course-progress.jsonl"
+FORMAT = 1
+VERDICTS = ("correct", "mistake", "not attempted")
+_on = [None]          # None: follow COURSE_RECORD; True or False: record() decided
+_state = {"path": None, "learner": None, "tries": {}, "said": set(), "failed": False}
+_index = {"modules": None, "count": 0, "exercises": {}}
+
+CANNOT_WRITE = ("could not write your progress to {path} ({reason}). Your checks work as before; "
+                "recording stops for this session.")
+DAMAGED = ("{path} has {n} lines that are not progress records: they are skipped, and recording goes on "
+           "after them.")
+NO_FILE = "no progress recorded yet: {path} appears after your first exercise check."
+SEND_FILE = "your progress file is {path}: send it to your study group's leader."
+
+
+def record(on=True):
+    """Turn recording of check verdicts on or off for this session (COURSE_RECORD=0 sets it off)."""
+    _on[0] = bool(on)
+
+
+def forget():
+    """Start afresh: the next verdict reads the progress file again, and a problem is said again."""
+    _state.update(path=None, learner=None, tries={}, said=set(), failed=False)
+
+
+def recording():
+    """True when verdicts are recorded now: record(), else COURSE_RECORD, else on (off under the course's tests)."""
+    if _on[0] is not None:
+        return _on[0]
+    setting = os.environ.get("COURSE_RECORD", "").strip().lower()
+    if setting:
+        return setting not in ("0", "off", "no", "false")
+    return "PYTEST_CURRENT_TEST" not in os.environ   # pytest (and the kernels nbval starts) write no records
+
+
+def progress_path():
+    """The progress file of this session: course-progress.jsonl in the working folder."""
+    return Path.cwd() / FILE_NAME
+
+
+def _tell(template, **values):
+    """Say a recording problem once per session, in the checks' language, on stdout (never an error)."""
+    if template in _state["said"]:
+        return
+    _state["said"].add(template)
+    print("[progress]", language.translate(say(template, **values)), flush=True)
+
+
+def _words(template):
+    return re.findall(r"[a-z0-9]+", re.sub(r"\{[^{}]*\}", " ", template).lower())
+
+
+def mistake_id(message, n_words=6):
+    """A stable id for the mistake a sentence names: the first words of its template, as a slug."""
+    words = _words(message.template if isinstance(message, Text) else str(message))
+    if len(words) < 3 and isinstance(message, Text):   # a frame such as "{call} {problem}.": look inside
+        inner = [v for v in (*message.args, *message.values.values()) if isinstance(v, Text) and _words(v.template)]
+        if inner:
+            words = (words + mistake_id(inner[0], n_words).split("-"))
+    return "-".join(words[:n_words]) or "unnamed"
+
+
+def _exercises_of(module):
+    """{exercise sentence: its number} for the checks a notebook's check module defines."""
+    found = {}
+    for value in vars(module).values():
+        names = [getattr(value, "exercise", None), value]
+        code = getattr(value, "__code__", None)
+        if code is not None and "exercise" in code.co_freevars and value.__closure__:
+            names.append(value.__closure__[code.co_freevars.index("exercise")].cell_contents)
+        for name in names:
+            match = isinstance(name, str) and re.match(r"Exercise (\d+) \(", name)
+            if match:
+                found[name] = int(match.group(1))
+    return found
+
+
+def notebook_of(exercise):
+    """(notebook, exercise number) of an exercise sentence, from the check modules loaded; else None."""
+    if len(sys.modules) != _index["count"] or exercise not in _index["exercises"]:
+        _index["count"] = len(sys.modules)   # modules come and go rarely: look again when their number changes
+        loaded = tuple(name for name in sys.modules if name.startswith("helpers.checks.nb"))
+        if loaded == _index["modules"]:
+            return _index["exercises"].get(exercise)
+        _index["modules"], _index["exercises"] = loaded, {}
+        for name in loaded:
+            notebook = name.rsplit(".", 1)[1].removeprefix("nb")
+            for sentence, number in _exercises_of(sys.modules[name]).items():
+                _index["exercises"][sentence] = (notebook, number)
+    return _index["exercises"].get(exercise)
+
+
+def parse(lines):
+    """(records, number of lines that are not records) from a progress file's lines."""
+    records, bad = [], 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if (isinstance(entry, dict) and isinstance(entry.get("notebook"), str)
+                and isinstance(entry.get("exercise"), int) and entry.get("verdict") in VERDICTS):
+            records.append(entry)
+        else:
+            bad += 1
+    return records, bad
+
+
+def read_records(path):
+    """(records, number of lines that are not records) of a progress file."""
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        return parse(lines)
+
+
+def _load(path):
+    """Read the file once per session (and again after it was deleted): learner tag and tries so far."""
+    _state.update(learner=None, tries={})
+    if path.stat().st_size:
+        records, bad = read_records(path)
+        if bad:
+            _tell(DAMAGED, path=str(path), n=bad)
+        for entry in records:
+            _state["learner"] = _state["learner"] or entry.get("learner")
+            if entry["verdict"] != "not attempted":
+                key = (entry["notebook"], entry["exercise"])
+                _state["tries"][key] = _state["tries"].get(key, 0) + 1
+    _state["learner"] = _state["learner"] or uuid.uuid4().hex[:8]
+
+
+def note(exercise, feedback):
+    """Append the verdict of one check call to the progress file; never raise, never print but once."""
+    if _state["failed"] or not recording():
+        return
+    try:
+        found = notebook_of(exercise)
+        if found is None:   # a check made outside the course's notebooks
+            return
+        path = os.path.join(os.getcwd(), FILE_NAME)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            inode = os.fstat(fd).st_ino
+            if (path, inode) != _state["path"]:   # first record of the session, or the file was deleted
+                _load(Path(path))
+                _state["path"] = (path, inode)
+            os.write(fd, _line(found, feedback).encode("utf-8"))
+        finally:
+            os.close(fd)
+    except Exception as err:  # noqa: BLE001 - recording never fails a check
+        _state["failed"] = True
+        _tell(CANNOT_WRITE, path=str(progress_path()), reason=type(err).__name__ + ": " + str(err))
+
+
+def _line(found, feedback):
+    """The JSON line for a verdict on exercise found = (notebook, number)."""
+    entry = {"v": FORMAT, "course": __version__, "lang": language.current(), "learner": _state["learner"],
+             "notebook": found[0], "exercise": found[1], "attempt": 0, "verdict": "not attempted"}
+    if feedback.status != "not attempted":
+        _state["tries"][found] = _state["tries"].get(found, 0) + 1
+        entry["attempt"] = _state["tries"][found]
+        entry["verdict"] = "correct" if feedback.status == "correct" else "mistake"
+        if feedback.status != "correct":
+            entry["mistake"] = mistake_id(feedback.message)
+    entry["time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return json.dumps(entry, ensure_ascii=False) + "\n"
+
+
+def download_progress():
+    """Download the progress file in Colab; elsewhere say where it is. Returns its path (None if none yet)."""
+    path = progress_path()
+    if not path.exists():
+        print(language.translate(say(NO_FILE, path=str(path))))
+        return None
+    try:
+        from google.colab import files
+    except ImportError:
+        print(language.translate(say(SEND_FILE, path=str(path))))
+        return path
+    files.download(str(path))
+    return path
