@@ -4,15 +4,17 @@
 
 Each worker is a fresh Python process that joins a process group on 127.0.0.1 (backend gloo on
 the CPU, NCCL with one GPU per worker), loads its own payload, runs `task` and saves what it
-returns. A function written in a notebook cell has no module a worker could import, so
+returns. Payloads and results go through files that `torch.load(weights_only=True)` reads, which
+runs no code: tensors, numbers, strings, lists and dicts, and the classes a caller names in `allow`. A function written in a notebook cell has no module a worker could import, so
 `portable` describes it by its source code, and `load_portable` runs that source in the worker
 with `torch`, `F` and `nn` in scope.
 
 Ending cleanly matters as much as starting (helpers.workers does the parent's side). On a
 timeout, an interrupt or a failed worker, the parent stops every worker's process group, reaps
 each process, says in one sentence how each worker ended, and removes the run's folder. A worker
-also quits by itself when its parent dies (its stdin closes), and the folder a killed kernel left
-behind is removed when the next run starts.
+also ends when its parent dies: on Linux the system kills it (helpers.workers.die_with_parent),
+elsewhere it quits when its stdin closes. The folder a killed kernel left behind is removed when the
+next run starts.
 """
 
 import importlib
@@ -20,6 +22,8 @@ import importlib.util
 import inspect
 import json
 import os
+import pickle
+import re
 import shutil
 import site
 import socket
@@ -43,8 +47,10 @@ from helpers.device import pick_device
 from helpers.workers import WorkerError, remove_stale_runs, runs_dir  # noqa: F401 - part of this API
 
 HOST = "127.0.0.1"
-PARENT_GONE = 75       # the exit code of a worker whose parent went away
-_CHILD = "from helpers.launch import _child_main; _child_main()"
+PARENT_GONE = _workers.PARENT_GONE     # the exit code of a worker whose parent went away
+# The parent-death signal first, before the seconds of importing torch.
+_CHILD = ("from helpers.workers import die_with_parent; die_with_parent(); "
+          "from helpers.launch import _child_main; _child_main()")
 
 
 def free_port():
@@ -93,6 +99,33 @@ def load_portable(spec):
     return namespace[spec["name"]]
 
 
+def class_specs(classes):
+    """How a worker imports each class that payloads or results may hold (`portable` for classes)."""
+    specs = []
+    for cls in dict.fromkeys(classes):
+        if not isinstance(cls, type):
+            raise TypeError(f"allow must list classes, got {cls!r}")
+        if cls.__module__ in (None, "__main__") or "<locals>" in cls.__qualname__:
+            raise TypeError(f"the class {cls.__qualname__} is defined in a notebook cell or a function: the "
+                            "workers can only load classes from a module they can import")
+        specs.append({"module": cls.__module__, "name": cls.__qualname__,
+                      "file": getattr(sys.modules.get(cls.__module__), "__file__", None)})
+    return specs
+
+
+def safe_load(path, classes, what="a payload"):
+    """torch.load that runs no code (weights_only=True), allowing `classes` besides tensors and containers."""
+    try:
+        with torch.serialization.safe_globals(list(classes)):
+            return torch.load(path, weights_only=True)
+    except pickle.UnpicklingError as err:
+        found = re.search(r"GLOBAL ([\w.]+)", str(err))
+        name = found.group(1) if found else "an object"
+        raise TypeError(f"{what} holds {name}, which the workers do not load: files between the kernel and "
+                        "its workers hold tensors, numbers, strings, lists and dicts, and the classes named "
+                        "in launch(..., allow=[...])") from None
+
+
 def peak_memory_bytes():
     """This process's peak resident memory in bytes, or None where the system does not say."""
     try:   # Linux: the high-water mark of this program alone (ru_maxrss would count the parent's too)
@@ -122,7 +155,7 @@ def _exit_when_parent_goes():
 
 def _child_main():
     """A worker's entry point: join the group, run the task on its payload, save the result."""
-    rank, world_size, port, backend, outdir, timeout_s, task, payload_files = json.loads(sys.argv[1])
+    rank, world_size, port, backend, outdir, timeout_s, task, payload_files, allow = json.loads(sys.argv[1])
     threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
     outdir = Path(outdir)
     try:
@@ -133,7 +166,7 @@ def _child_main():
         dist.init_process_group(backend, init_method=f"tcp://{HOST}:{port}", rank=rank,
                                 world_size=world_size, timeout=timedelta(seconds=timeout_s))
         try:
-            payload = torch.load(outdir / payload_files[rank], weights_only=False)
+            payload = safe_load(outdir / payload_files[rank], [load_portable(spec) for spec in allow])
             result = load_portable(task)(rank, world_size, payload, dev)
             torch.save(result, outdir / f"result{rank}.tmp")
             os.replace(outdir / f"result{rank}.tmp", outdir / f"result{rank}.pt")   # whole, or not there
@@ -161,6 +194,7 @@ def _child_main():
 def _start(rank, args, outdir):
     """Start worker `rank`: a fresh Python that runs _child_main with the parent's import path."""
     env = dict(os.environ, OMP_NUM_THREADS="1")   # one thread each: the workers share the cores
+    env[_workers.PARENT_VAR] = str(os.getpid())   # to tell, once it asked to die with us, that we still live
     root = str(Path(__file__).resolve().parent.parent)   # the folder that holds this helpers package
     if root not in {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}:
         # A checkout (or a notebook's folder): let the worker import this same helpers, first.
@@ -169,21 +203,26 @@ def _start(rank, args, outdir):
     return _workers.start(rank, command, outdir, env)
 
 
-def _save_payloads(payloads, outdir):
-    """Write each worker's payload; one object given to several workers is written once. File names."""
+def _save_payloads(payloads, outdir, classes=()):
+    """Write each worker's payload; one object given to several workers is written once. File names.
+
+    Each file is read back here as the workers will read it, so that a payload they could not load
+    is refused before any worker starts."""
     names, written = [], {}
     for rank, payload in enumerate(payloads):
         if id(payload) not in written:
             written[id(payload)] = f"payload{rank}.pt"
             torch.save(payload, outdir / written[id(payload)])
+            safe_load(outdir / written[id(payload)], classes, f"payloads[{rank}]")
         names.append(written[id(payload)])
     return names
 
 
-def launch(task, payloads, backend=None, timeout_s=300.0):
+def launch(task, payloads, backend=None, timeout_s=300.0, allow=()):
     """task(rank, world_size, payloads[rank], device) in len(payloads) processes; results by rank.
 
-    task: a module-level function (workers import it by name). Raises WorkerError, one sentence
+    task: a module-level function (workers import it by name). allow: classes (from modules) that
+    payloads and results may hold besides tensors, numbers, strings, lists and dicts. Raises WorkerError, one sentence
     on how each worker ended and then what they wrote, if one fails or they take over timeout_s
     seconds; on an interrupt, stops them and raises KeyboardInterrupt with that sentence.
     """
@@ -194,13 +233,14 @@ def launch(task, payloads, backend=None, timeout_s=300.0):
         raise ValueError(f"unknown backend {backend!r}; choose 'gloo' or 'nccl'")
     if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not timeout_s > 0:
         raise ValueError(f"timeout_s must be a number of seconds > 0, got {timeout_s!r}")
-    world_size, task = len(payloads), portable(task)
+    world_size, task, classes = len(payloads), portable(task), list(allow)
+    allowed = class_specs(classes)
     remove_stale_runs()
     outdir = Path(tempfile.mkdtemp(prefix=f"run-{os.getpid()}-", dir=runs_dir()))
     workers, ended = [], None
     try:
         args = [world_size, free_port(), backend, str(outdir), timeout_s, task,
-                _save_payloads(payloads, outdir)]
+                _save_payloads(payloads, outdir, classes), allowed]
         workers = [_start(rank, args, outdir) for rank in range(world_size)]
         deadline = time.monotonic() + timeout_s
         while ended is None:
@@ -219,7 +259,8 @@ def launch(task, payloads, backend=None, timeout_s=300.0):
         _workers.stop(workers)
         try:
             if ended == "finished":
-                results = [torch.load(outdir / f"result{r}.pt", weights_only=False) for r in range(world_size)]
+                results = [safe_load(outdir / f"result{r}.pt", classes, f"the result of worker {r}")
+                           for r in range(world_size)]
                 printed, said = _workers.messages(workers, ("stdout",)), _workers.messages(workers, ("stderr",))
             elif ended is not None:
                 sentence, details = _workers.report(workers, ended), _workers.messages(workers, ("error", "stderr"))

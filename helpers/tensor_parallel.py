@@ -223,7 +223,7 @@ def run(shards, x, forward=None, backend=None, timeout_s=300.0):
     spec, x = portable(forward), x.detach().cpu()
     payloads = [{"forward": spec, "x": x, "shard": {k: v.detach().cpu().clone() for k, v in s.items()}}
                 for s in shards]                       # each worker loads its own shard, and nothing else
-    return launch(_shards_task, payloads, backend, timeout_s)
+    return launch(_shards_task, payloads, backend, timeout_s, allow=[WorkerResult])
 
 
 def engine_missing():
@@ -254,4 +254,6 @@ def run_parallelized(module, x, plan, n_workers, backend=None, timeout_s=300.0):
         if not isinstance(module.get_submodule(name), nn.Linear):
             raise ValueError(f"plan names {name!r}, which is not an nn.Linear of the module")
     payload = {"module": copy.deepcopy(module).cpu(), "plan": dict(plan), "x": x.detach().cpu()}
-    return launch(_parallelized_task, [payload] * n_workers, backend, timeout_s)   # one file, read by each
+    modules = {type(m) for m in payload["module"].modules()}           # what the workers may rebuild
+    return launch(_parallelized_task, [payload] * n_workers, backend, timeout_s,   # one file, read by each
+                  allow=[WorkerResult, *sorted(modules, key=lambda c: c.__qualname__)])

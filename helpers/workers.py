@@ -5,18 +5,27 @@ Each worker leads its own process group (`start`), so that stopping it stops any
 zombie is left. `report` says in one sentence how each worker ended: its exit code, or the signal
 that stopped it. Each run keeps its files in a folder of `runs_dir()` named after the parent's
 process id; `remove_stale_runs` removes those whose parent is gone (a kernel that was killed).
+
+The runs' folder is this user's alone: made with mode 0700, and refused if another user owns it or
+others may enter it (another user who made it first could put files where the workers read them).
+On Linux each worker asks the kernel to SIGKILL it when its parent dies (`die_with_parent`), which
+ends it even in the middle of a long C call that holds the GIL.
 """
 
 import os
 import shutil
 import signal
+import stat
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 GRACE_S = 3.0          # seconds a worker gets between SIGTERM and SIGKILL
+PARENT_GONE = 75       # the exit code of a worker whose parent went away
+PARENT_VAR = "COURSE_WORKER_PARENT"   # the parent's process id, as the worker's environment holds it
 
 
 class WorkerError(RuntimeError):
@@ -31,11 +40,51 @@ class WorkerError(RuntimeError):
 
 
 def runs_dir():
-    """The folder that holds one sub-folder per run, run-<parent pid>-<random>; this user's own."""
+    """The folder that holds one sub-folder per run, run-<parent pid>-<random>; this user's alone."""
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
     path = Path(tempfile.gettempdir()) / f"course_workers-{user}"
-    path.mkdir(mode=0o700, exist_ok=True)
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        _check_private(path)
     return path
+
+
+def _check_private(path):
+    """Refuse, in words, a runs' folder that is not a folder of this user's, closed to others."""
+    found = os.lstat(path)
+    if not stat.S_ISDIR(found.st_mode):
+        raise WorkerError(f"The workers' folder {path} is not a folder (a link or a file is in its place): "
+                          "remove it, then run again.")
+    if not hasattr(os, "getuid"):   # Windows: the temporary folder is the user's own
+        return
+    if found.st_uid != os.getuid():
+        raise WorkerError(f"The workers' folder {path} belongs to user {found.st_uid}, not to you (user "
+                          f"{os.getuid()}): whoever made it could put files where your workers read them. "
+                          "Remove it (as its owner or root), or set TMPDIR to a folder of your own, then run again.")
+    if found.st_mode & 0o077:
+        raise WorkerError(f"The workers' folder {path} is open to other users (mode "
+                          f"{stat.S_IMODE(found.st_mode):o}); it must be yours alone (700). Remove it, or run "
+                          f"`chmod 700 {path}`, then run again.")
+
+
+def die_with_parent():
+    """In a worker: end the moment the parent (the kernel) dies, whatever the worker is doing.
+
+    On Linux the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG), which needs
+    no Python thread and so ends a worker stuck in a long C call too. The parent may have died
+    before the request was made: then this worker leaves at once.
+    """
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)   # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass            # no prctl: the stdin watchdog still ends an idle worker
+    parent = os.environ.get(PARENT_VAR)
+    if parent and os.getppid() != int(parent):     # it died between our start and the line above
+        os._exit(PARENT_GONE)
 
 
 def _alive(pid):

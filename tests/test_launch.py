@@ -7,11 +7,14 @@ started, and the run's folder must be gone.
 import _thread
 import os
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -100,11 +103,28 @@ def hangs(x, shard, all_reduce):
 
 
 def ignores_sigterm(x, shard, all_reduce):
+    import os
     import signal
     import time
 
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    open(os.environ["COURSE_TEST_MARK"] + str(os.getpid()), "w").close()     # the test waits for this
     time.sleep(600)
+
+
+def interrupt_when_marked(folder, n, limit_s=300.0):
+    """A thread that interrupts the main thread (as Jupyter's stop button does) once n workers have
+    written their mark in folder: the run is stopped when the workers are where the test wants them,
+    however long a busy machine takes to get them there (limit_s only guards against a hang)."""
+    def watch():
+        deadline = time.monotonic() + limit_s
+        while len(list(folder.glob("mark-*"))) < n and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _thread.interrupt_main()
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
 
 
 def test_a_worker_that_raises_is_named_first_with_its_exception():
@@ -140,19 +160,24 @@ def test_a_hanging_worker_and_what_it_started_are_stopped(tmp_path, monkeypatch)
     assert left_behind(grandchildren, ours=False) == [], f"left behind: {left_behind(grandchildren, ours=False)}"
 
 
-def test_a_worker_that_ignores_sigterm_is_killed(monkeypatch):
+def test_a_worker_that_ignores_sigterm_is_killed(monkeypatch, tmp_path):
+    """Stopped once both workers ignore SIGTERM (an event), not after a fixed timeout that a busy
+    machine could reach before the workers had even imported torch."""
     monkeypatch.setattr(workers, "GRACE_S", 1.0)
-    err = failed_run(ignores_sigterm, timeout_s=15.0)
-    assert "worker 0 ignored SIGTERM for 1 s and was killed with SIGKILL" in err.sentence, err.sentence
+    monkeypatch.setenv("COURSE_TEST_MARK", str(tmp_path / "mark-"))
+    watcher = interrupt_when_marked(tmp_path, 2)
+    err = failed_run(ignores_sigterm, timeout_s=600.0, error=KeyboardInterrupt)
+    watcher.join()
+    assert len(list(tmp_path.glob("mark-*"))) == 2
+    assert str(err) == ("The run with 2 workers was interrupted: worker 0 ignored SIGTERM for 1 s and was "
+                        "killed with SIGKILL; worker 1 ignored SIGTERM for 1 s and was killed with SIGKILL."), str(err)
 
 
-def test_an_interrupt_stops_the_workers():
-    timer = threading.Timer(4.0, _thread.interrupt_main)   # as Jupyter's stop button does
-    timer.start()
-    try:
-        err = failed_run(ignores_sigterm, timeout_s=60.0, error=KeyboardInterrupt)
-    finally:
-        timer.cancel()
+def test_an_interrupt_stops_the_workers(monkeypatch, tmp_path):
+    monkeypatch.setenv("COURSE_TEST_MARK", str(tmp_path / "mark-"))
+    watcher = interrupt_when_marked(tmp_path, 2)
+    err = failed_run(ignores_sigterm, timeout_s=600.0, error=KeyboardInterrupt)
+    watcher.join()
     assert str(err).startswith("The run with 2 workers was interrupted: worker 0 "), str(err)
 
 
@@ -218,3 +243,101 @@ def test_bad_arguments_are_refused_before_starting():
         launch.launch(tensor_parallel._shards_task, [])
     with pytest.raises(ValueError, match="timeout_s must be a number of seconds > 0, got -1"):
         launch.launch(tensor_parallel._shards_task, [{}], timeout_s=-1)
+
+
+STUCK_KERNEL = """
+import torch
+from helpers import tensor_parallel
+
+def stuck(x, shard, all_reduce):
+    import ctypes
+    import os
+
+    open(os.environ["COURSE_TEST_MARK"] + str(os.getpid()), "w").close()
+    ctypes.PyDLL(None).sleep(600)      # libc's sleep, holding the GIL: no Python thread of it can run
+
+tensor_parallel.run([{"W": torch.zeros(1)}] * 2, torch.zeros(1, 1), forward=stuck, timeout_s=600)
+"""
+
+
+def test_workers_in_a_long_c_call_end_when_their_kernel_is_killed(tmp_path):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the parent-death signal is Linux's")
+    script = tmp_path / "kernel.py"
+    script.write_text(STUCK_KERNEL)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), COURSE_TEST_MARK=str(tmp_path / "mark-"))
+    kernel = subprocess.Popen([sys.executable, str(script)], env=env)
+    pids = set()
+    try:
+        deadline = time.monotonic() + 300              # only against a hang: the marks are the event
+        while len(pids) < 2 and kernel.poll() is None and time.monotonic() < deadline:
+            pids = {int(p.name.removeprefix("mark-")) for p in tmp_path.glob("mark-*")}
+            time.sleep(0.05)
+        assert len(pids) == 2, "the stand-in kernel's workers never reached their C call"
+        kernel.send_signal(signal.SIGKILL)             # as when a kernel dies or is killed
+        kernel.wait()
+        deadline = time.monotonic() + 60
+        while [r for r in ps_rows(pids) if not r[3].startswith("Z")] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [r for r in ps_rows(pids) if not r[3].startswith("Z")] == [], "workers outlived their kernel"
+    finally:
+        kernel.kill()
+        for pid in pids:                               # whatever outlived a failed assertion
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        kernel.wait()
+    launch.remove_stale_runs()
+
+
+@pytest.fixture
+def private_tmp(tmp_path, monkeypatch):
+    """tempfile's folder moved into tmp_path, so that runs_dir() is made (or met) there."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path / f"course_workers-{os.getuid()}"
+
+
+def test_the_runs_folder_is_made_private(private_tmp):
+    assert workers.runs_dir() == private_tmp
+    found = os.lstat(private_tmp)
+    assert found.st_uid == os.getuid() and stat.S_IMODE(found.st_mode) == 0o700
+    assert workers.runs_dir() == private_tmp               # met again: it is ours, and closed
+
+
+def test_a_runs_folder_of_another_user_is_refused(private_tmp):
+    private_tmp.mkdir(mode=0o700)
+    os.chown(private_tmp, 12345, 12345)                    # as another user who made it first
+    with pytest.raises(workers.WorkerError, match=f"belongs to user 12345, not to you \\(user {os.getuid()}\\)"):
+        workers.runs_dir()
+    with pytest.raises(workers.WorkerError, match="belongs to user 12345"):
+        launch.launch(tensor_parallel._shards_task, [{}])     # before any worker starts
+
+
+def test_a_runs_folder_open_to_others_is_refused(private_tmp):
+    private_tmp.mkdir()
+    os.chmod(private_tmp, 0o777)
+    with pytest.raises(workers.WorkerError, match="is open to other users \\(mode 777\\); it must be yours alone"):
+        workers.runs_dir()
+    private_tmp.rmdir()
+    private_tmp.symlink_to(private_tmp.parent)
+    with pytest.raises(workers.WorkerError, match="is not a folder"):
+        workers.runs_dir()
+
+
+class Planted:
+    """An object whose unpickling runs code: here it only touches a file."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.path),))
+
+
+def test_a_payload_that_would_run_code_is_refused_and_never_run(tmp_path):
+    ran = tmp_path / "ran"
+    with pytest.raises(TypeError, match="payloads\\[0\\] holds [\\w.]+, which the workers do not load"):
+        launch.launch(tensor_parallel._shards_task, [{"x": Planted(ran)}], timeout_s=120)
+    assert not ran.exists()
+    assert my_run_folders() == []
