@@ -1,0 +1,306 @@
+"""Activation sparsity: which MLP neurons are off for a token, and the forward that skips them.
+
+Hidden unit i owns one row of the up-projection (c_fc.weight[i], d_model numbers) and one column of
+the down-projection (c_proj.weight[:, i]). When its activation h_i is 0 it adds nothing, so a decode
+step, which is bound by the bytes it reads (notebook 09), could leave both unread. (c_fc and c_proj
+are GPT-2's names, up_proj and down_proj Llama's; a GatedMLP's unit also owns a row of gate_proj.)
+
+    active = active_units(h, threshold)     # (..., d_ff) bool: which units are on, per token
+    sparse_mlp(x, mlp, active)              # the MLP reading only the active rows and columns
+    bytes_read(active, d_model, d_ff)       # bytes of weights a step reads: dense, exact set, predicted set
+    LowRankPredictor(d_model, d_ff, rank)   # guesses the active set from the MLP's input
+    firing_frequency(active), hot_units     # how often each unit fires: hot and cold neurons
+    cats(x, mlp, t), teal(x, mlp, t)        # thresholds for gated MLPs, whose SiLU is rarely exactly 0
+
+Ideas from Deja Vu (Liu et al. 2023), PowerInfer (Song et al. 2023), CATS (Lee et al. 2024), TEAL
+(Liu et al. 2024); the figures those papers give are theirs, measured on their models, not on ours.
+"""
+
+from typing import NamedTuple
+
+import torch
+from torch import nn
+
+from helpers import validate
+from helpers.bandwidth import element_bytes
+from helpers.device import cpu_threads
+from helpers.ffn import FFN
+from helpers.gated import GatedMLP
+from helpers.kv_memory import hooks
+
+
+def active_units(h, threshold=0.0, relative=True):
+    """Which hidden units are on: h (..., d_ff) -> bool (..., d_ff).
+
+    relative=True: |h_i| > threshold * the token's largest |h| (threshold in [0, 1)); relative=False:
+    |h_i| > threshold. Threshold 0 keeps the nonzero units: ReLU's off units are exact zeros.
+    """
+    validate.tensor(h, "h")
+    if h.ndim == 0 or not h.is_floating_point():
+        raise TypeError(f"h must be floating-point activations (..., d_ff), got {h.dtype} {tuple(h.shape)}")
+    relative = validate.boolean(relative, "relative")
+    threshold = _fraction(threshold, "threshold", "of the token's largest |h|") if relative \
+        else validate.non_negative_number(threshold, "threshold")
+    size = h.abs()
+    return size > (threshold * size.amax(-1, keepdim=True) if relative else threshold)
+
+
+def sparsity(h, threshold=0.0, relative=True):
+    """Share of hidden units that are off, per token: h (..., d_ff) -> (...,)."""
+    return (~active_units(h, threshold, relative)).double().mean(-1)
+
+
+def _fraction(value, name, of):
+    """Require a number from 0 up to (not including) 1."""
+    value = validate.non_negative_number(value, name)
+    if value >= 1:
+        raise ValueError(f"{name} is a fraction {of}, from 0 up to (not including) 1, got {value}")
+    return value
+
+
+def hidden(x, mlp):
+    """The hidden units the down-projection reads: act(c_fc x), or act(gate_proj x) * up_proj x. (..., d_ff)"""
+    gate, up, _ = _projections(mlp)
+    return mlp.act(up(x)) if gate is None else mlp.act_fn(gate(x)) * up(x)
+
+
+def record_mlps(model, idx, mlps=None):
+    """Run model(idx); for each MLP, (its input x (..., d_model), its hidden units h (..., d_ff)).
+
+    mlps: the MLP modules to read (default: [block.mlp for block in model.blocks]).
+    """
+    mlps = [block.mlp for block in model.blocks] if mlps is None else list(mlps)
+    for mlp in mlps:
+        _projections(mlp)                                          # an FFN or a GatedMLP, else TypeError
+    seen = {}
+
+    def keep_input(module, inputs, output):
+        seen[module] = inputs[0]
+
+    with torch.no_grad(), hooks({mlp: keep_input for mlp in mlps}):
+        model(idx)
+        missing = [i for i, mlp in enumerate(mlps) if mlp not in seen]
+        if missing:
+            raise ValueError(f"mlps[{missing[0]}] did not run in model(idx): pass the model's own MLPs")
+        return [(seen[mlp], hidden(seen[mlp], mlp)) for mlp in mlps]
+
+
+def _projections(mlp):
+    """(gate or None, up, down) of an FFN (c_fc, c_proj) or a GatedMLP (gate_proj, up_proj, down_proj)."""
+    if isinstance(mlp, FFN):
+        return None, mlp.c_fc, mlp.c_proj
+    if isinstance(mlp, GatedMLP):
+        return mlp.gate_proj, mlp.up_proj, mlp.down_proj
+    raise TypeError(f"mlp must be an FFN (c_fc, c_proj) or a GatedMLP (gate_proj, up_proj, down_proj), "
+                    f"got {type(mlp).__name__}")
+
+
+def _indices(active, d_ff, name="active"):
+    """The active units as indices (k,): from a bool mask (d_ff,) or from indices (k,), checked."""
+    validate.tensor(active, name)
+    validate.ndim(active, name, 1)
+    if active.dtype == torch.bool:
+        if active.shape[0] != d_ff:
+            raise ValueError(f"{name} is a mask of {active.shape[0]} entries but the MLP has d_ff={d_ff} "
+                             "hidden units: one entry per unit")
+        return active.nonzero().flatten()
+    if active.is_floating_point() or active.is_complex():
+        raise TypeError(f"{name} must be a bool mask ({d_ff},) or integer unit indices (k,), got dtype "
+                        f"{active.dtype} (an empty list becomes float: torch.tensor([], dtype=torch.long))")
+    if active.numel() and (active.min() < 0 or active.max() >= d_ff):
+        bad = int(active.min()) if active.min() < 0 else int(active.max())
+        raise ValueError(f"{name} holds the unit index {bad} but the MLP's units are 0 to {d_ff - 1}")
+    if active.unique().numel() != active.numel():
+        raise ValueError(f"{name} lists a unit more than once; each active unit is read once")
+    return active.long()
+
+
+def sparse_mlp(x, mlp, active):
+    """The MLP's output reading only the active units' rows of up (and gate) and columns of down.
+
+    x: (d_model,) one token, or (T, d_model) tokens. active: one set for every token, a bool mask
+    (d_ff,) or indices (k,); or, with x (T, d_model), a mask (T, d_ff): each token its own set.
+    Returns x's shape. The down-projection's bias is added once; an empty set is allowed and
+    gives that bias alone, which is what the dense MLP returns when every unit is off.
+    """
+    gate, up, down = _projections(mlp)
+    validate.model_input(x, mlp.d_model, type(mlp).__name__, up.weight)
+    validate.ndim(x, "x", (1, 2))
+    validate.tensor(active, "active")
+    if active.ndim == 2:                                          # a set per token: one token at a time
+        if x.ndim != 2 or active.shape != (len(x), mlp.d_ff) or active.dtype != torch.bool:
+            raise ValueError(f"a 2-D active must be a bool mask (T, d_ff) for x (T, d_model), here ({len(x)}, "
+                             f"{mlp.d_ff}) for x {tuple(x.shape)}; got {active.dtype} {tuple(active.shape)}")
+        return torch.stack([sparse_mlp(x_t, mlp, a_t) for x_t, a_t in zip(x, active, strict=True)])
+    idx = _indices(active, mlp.d_ff).to(up.weight.device)
+    h = x @ up.weight[idx].T                                      # (..., k): the active rows of up
+    if up.bias is not None:
+        h = h + up.bias[idx]
+    if gate is None:
+        h = mlp.act(h)
+    else:
+        g = x @ gate.weight[idx].T                                # the active rows of gate_proj
+        h = mlp.act_fn(g if gate.bias is None else g + gate.bias[idx]) * h
+    out = h @ down.weight[:, idx].T                               # (..., d_model): the active columns of down
+    return out if down.bias is None else out + down.bias          # once, not once per unit
+
+
+class Bytes(NamedTuple):
+    """Bytes of MLP weights one decode step reads, in three ways."""
+
+    dense: int      # every row and column
+    exact: int      # the first projection whole (the set is known only after it), then the active units' rest
+    predicted: int  # the active units' rows and columns of every matrix (a predictor's own bytes not counted)
+
+
+def bytes_read(active, d_model, d_ff, dtype=torch.float32, bias=False, gated=False):
+    """The Bytes a decode step reads for an active set: a mask (..., d_ff) or indices (k,).
+
+    Per unit: a row of up (and of gate when gated) and a column of down, d_model elements each, and
+    with bias its up (and gate) bias; the down bias is read once. A batch reads the union of its sets.
+    """
+    d_model, d_ff = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
+    size, bias, gated = element_bytes(dtype), validate.boolean(bias, "bias"), validate.boolean(gated, "gated")
+    validate.tensor(active, "active")
+    if active.dtype == torch.bool and active.ndim > 1:
+        active = active.reshape(-1, active.shape[-1]).any(0)      # the union over tokens
+    k = len(_indices(active, d_ff))
+    n_in = 2 if gated else 1                                       # matrices that read x: up (and gate)
+    per_unit = (n_in + 1) * d_model + (n_in if bias else 0)
+    first = d_model + (1 if bias else 0)                           # c_fc's (or gate_proj's) share of a unit
+    down_bias = d_model if bias else 0
+    return Bytes(dense=size * (d_ff * per_unit + down_bias),
+                 exact=size * (d_ff * first + k * (per_unit - first) + down_bias),
+                 predicted=size * (k * per_unit + down_bias))
+
+
+class LowRankPredictor(nn.Module):
+    """Guesses which units will be on from the MLP's input: x (..., d_model) -> logits (..., d_ff).
+
+    Deja Vu's MLP predictor, as in its released code: two linear maps without bias and with no
+    activation between them, d_model -> rank -> d_ff, trained on the exact sets of a sample.
+    """
+
+    def __init__(self, d_model, d_ff, rank=16, seed=0):
+        super().__init__()
+        d_model, d_ff = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
+        rank, generator = validate.positive_int(rank, "rank"), torch.Generator()
+        generator.manual_seed(validate.non_negative_int(seed, "seed"))
+        self.to_rank = nn.utils.skip_init(nn.Linear, d_model, rank, bias=False)   # no draw from the
+        self.to_units = nn.utils.skip_init(nn.Linear, rank, d_ff, bias=False)     # global generator
+        with torch.no_grad():
+            for layer in (self.to_rank, self.to_units):            # nn.Linear's range, from our generator
+                bound = layer.in_features ** -0.5
+                layer.weight.uniform_(-bound, bound, generator=generator)
+
+    def forward(self, x):
+        validate.model_input(x, self.to_rank.in_features, "LowRankPredictor", self.to_rank.weight)
+        return self.to_units(self.to_rank(x))
+
+    def fit(self, x, active, steps=300, lr=1e-2):
+        """Train on inputs x (N, d_model) and exact sets active (N, d_ff); return the loss per step.
+
+        Full-batch Adam on binary cross-entropy in which an off unit weighs the share of on units
+        (+0.005), as in Deja Vu's code: missing an active unit costs more than reading an extra one.
+        """
+        validate.model_input(x, self.to_rank.in_features, "LowRankPredictor", dims=2)
+        validate.tensor(active, "active")
+        if active.dtype != torch.bool or active.shape != (len(x), self.to_units.out_features):
+            raise ValueError(f"active must be a bool mask (N, d_ff) = ({len(x)}, {self.to_units.out_features}), "
+                             f"one row per input, got {active.dtype} {tuple(active.shape)}")
+        steps, lr = validate.positive_int(steps, "steps"), validate.positive_number(lr, "lr")
+        self.to(x.dtype)
+        target = active.to(x.dtype)
+        on = target.mean() + 0.005
+        weight = target * (1 - on) + on                            # 1 for on units, `on` for off ones
+        optimizer = torch.optim.Adam(self.parameters(), lr=lr)
+        losses = []
+        with torch.enable_grad(), cpu_threads(1):                 # small matmuls: a 2nd thread only waits
+            for _ in range(steps):
+                loss = nn.functional.binary_cross_entropy_with_logits(self(x), target, weight=weight)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                losses.append(loss.item())
+        return losses
+
+    def predict(self, x, threshold=0.5):
+        """The predicted active set: bool (..., d_ff), probability >= threshold (Deja Vu uses 0.5)."""
+        threshold = _fraction(threshold, "threshold", "(a probability)")
+        with torch.no_grad():
+            return torch.sigmoid(self(x)) >= threshold
+
+    def n_bytes(self, dtype=torch.float32):
+        """Bytes of its weights, read every step: rank * (d_model + d_ff) elements."""
+        return element_bytes(dtype) * sum(p.numel() for p in self.parameters())
+
+
+def recall_precision(predicted, exact):
+    """(recall, precision) over every token: the share of on units predicted (a missed one changes the
+    output), and the share of predicted units that are on (a wrong one costs bytes only)."""
+    for name, mask in (("predicted", predicted), ("exact", exact)):
+        validate.tensor(mask, name)
+        if mask.dtype != torch.bool:
+            raise TypeError(f"{name} must be a bool mask (from active_units or predict), got dtype {mask.dtype}")
+    if predicted.shape != exact.shape:
+        raise ValueError(f"predicted has shape {tuple(predicted.shape)} but exact has {tuple(exact.shape)}")
+    hits, n_exact, n_predicted = ((predicted & exact).sum().item(), exact.sum().item(), predicted.sum().item())
+    return hits / n_exact if n_exact else 1.0, hits / n_predicted if n_predicted else 1.0
+
+
+def firing_frequency(active):
+    """How often each unit is on over a set of tokens: bool (..., d_ff) -> share (d_ff,)."""
+    validate.tensor(active, "active")
+    if active.dtype != torch.bool or active.ndim < 1:
+        raise TypeError(f"active must be a bool mask (..., d_ff), got {active.dtype} {tuple(active.shape)}")
+    return active.reshape(-1, active.shape[-1]).double().mean(0)
+
+
+def hot_units(frequency, share=0.8):
+    """The fewest units, most frequent first, whose firings make at least `share` of all firings: (n,)."""
+    validate.ndim(validate.tensor(frequency, "frequency"), "frequency", 1)
+    share = validate.positive_number(share, "share")
+    if share > 1:
+        raise ValueError(f"share is a fraction of all firings, above 0 and at most 1, got {share}")
+    order = frequency.argsort(descending=True, stable=True)
+    reached = frequency[order].cumsum(0) >= share * frequency.sum()
+    return order[: int(reached.int().argmax()) + 1]
+
+
+def calibrate_threshold(values, share):
+    """The absolute threshold below which `share` of |values| fall (CATS and TEAL calibrate so)."""
+    validate.tensor(values, "values")
+    k = int(_fraction(share, "share", "of the values to switch off") * values.numel())
+    return values.abs().flatten().sort().values[k - 1].item() if k else 0.0
+
+
+def relative_error(approx, exact):
+    """||approx - exact|| / ||exact|| per token: (..., d) -> (...,)."""
+    return torch.linalg.vector_norm(approx - exact, dim=-1) / torch.linalg.vector_norm(exact, dim=-1)
+
+
+def cats(x, mlp, threshold):
+    """CATS on a GatedMLP: gate values with |act(gate_proj x)| <= threshold set to 0; (output, error per token).
+
+    The gate is computed in full; the zeroed units' rows of up_proj and columns of down_proj go unread.
+    """
+    validate.instance_of(mlp, "mlp", GatedMLP, "(gate_proj, up_proj, down_proj)")
+    threshold = validate.non_negative_number(threshold, "threshold")
+    with torch.no_grad():
+        g = mlp.act_fn(mlp.gate_proj(x))                          # (..., d_ff)
+        g = torch.where(g.abs() > threshold, g, torch.zeros_like(g))
+        out = mlp.down_proj(g * mlp.up_proj(x))
+        return out, relative_error(out, mlp(x))
+
+
+def teal(x, mlp, threshold):
+    """TEAL on the MLP's input: entries with |x_j| <= threshold set to 0; (output, error per token).
+
+    A zeroed x_j leaves column j of gate_proj and up_proj (or c_fc) unread. TEAL thresholds the
+    input of every matrix of the model; here only the MLP's input, for one MLP.
+    """
+    _projections(mlp)
+    threshold = validate.non_negative_number(threshold, "threshold")
+    with torch.no_grad():
+        out = mlp(torch.where(x.abs() > threshold, x, torch.zeros_like(x)))
+        return out, relative_error(out, mlp(x))
