@@ -40,6 +40,7 @@ $(TORCH_STAMP): | $(BIN)/python
 	elif [ "$(TORCH_BUILD)" = cpu ]; then \
 	    echo "PyTorch: the CPU build, from $(TORCH_CPU_INDEX)$(if $(filter auto,$(TORCH)), (no nvidia-smi here)) - TORCH=cuda picks the CUDA build"; \
 	    $(BIN)/python -m pip install -q --no-deps torch --index-url $(TORCH_CPU_INDEX); \
+	    $(BIN)/python tools/torch_build.py cpu --index $(TORCH_CPU_INDEX) || exit 1; \
 	else echo "PyTorch: PyPI's build, for $(TORCH_BUILD) (TORCH=cpu for the CPU build)"; fi
 	@touch $@
 
