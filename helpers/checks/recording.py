@@ -177,10 +177,10 @@ def note(exercise, feedback):
         path = os.path.join(os.getcwd(), FILE_NAME)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            inode = os.fstat(fd).st_ino
-            if (path, inode) != _state["path"]:   # first record of the session, or the file was deleted
+            found_file = os.fstat(fd)
+            if (path, found_file.st_ino) != _state["path"] or not found_file.st_size:   # new session, or new file
                 _load(Path(path))
-                _state["path"] = (path, inode)
+                _state["path"] = (path, found_file.st_ino)
             os.write(fd, _line(found, feedback).encode("utf-8"))
         finally:
             os.close(fd)
