@@ -209,7 +209,7 @@ class LowRankPredictor(nn.Module):
             raise ValueError(f"active must be a bool mask (N, d_ff) = ({len(x)}, {self.to_units.out_features}), "
                              f"one row per input, got {active.dtype} {tuple(active.shape)}")
         steps, lr = validate.positive_int(steps, "steps"), validate.positive_number(lr, "lr")
-        self.to(x.dtype)
+        self.to(device=x.device, dtype=x.dtype)
         target = active.to(x.dtype)
         on = target.mean() + 0.005
         weight = target * (1 - on) + on                            # 1 for on units, `on` for off ones

@@ -159,10 +159,10 @@ def test_predictor_recovers_a_known_low_rank_structure():
     active = (x @ V @ U) > 0
     train, test = slice(0, 1000), slice(1000, None)
     predictor = sp.LowRankPredictor(d_model, d_ff, rank=rank, seed=0)
-    losses = predictor.fit(x[train], active[train], steps=300, lr=0.05)
-    assert losses[-1] < losses[0] / 4
+    losses = predictor.fit(x[train], active[train], steps=150, lr=0.05)
+    assert len(losses) == 150 and losses[-1] < losses[0] / 4
     recall, precision = sp.recall_precision(predictor.predict(x[test]), active[test])
-    assert recall > 0.95 and precision > 0.85, (recall, precision)
+    assert recall > 0.95 and precision > 0.9, (recall, precision)             # 0.995 and 0.994 here
     assert predictor.n_bytes() == 4 * rank * (d_model + d_ff)
     assert predictor.n_bytes(torch.float16) == 2 * rank * (d_model + d_ff)
     again = sp.LowRankPredictor(d_model, d_ff, rank=rank, seed=0)   # its own generator: the same start
