@@ -154,7 +154,9 @@ def calls(entry):
 
 
 @pytest.mark.parametrize("module", sorted({e.module for e in _entries()}))
-def test_calling_a_check_changes_nothing(module, learner):
+def test_calling_a_check_changes_nothing(module, learner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COURSE_RECORD", "1")   # each verdict recorded too, as in a learner's notebook
     for entry in [e for e in _entries() if e.module == module]:
         for what, args in calls(entry):
             before = snapshot()
@@ -164,6 +166,7 @@ def test_calling_a_check_changes_nothing(module, learner):
                 f"{entry.id} with {what} answer changed {changed(before, after)}"
             expected = {"not attempted": "not attempted", "right": "correct"}.get(what, "wrong")
             assert fb.status == expected, f"{entry.id} with the {what} answer: {fb}"
+    assert (tmp_path / "course-progress.jsonl").stat().st_size, "the verdicts were recorded"
 
 
 # ---- demos ----------------------------------------------------------------------------------------
