@@ -95,8 +95,10 @@ class FFN(nn.Module):
         return self.c_fc.out_features
 
     def forward(self, x):
-        validate.model_input(x, self.d_model, "FFN", self.c_fc.weight)
-        h = self.act(self.c_fc(x))                           # (..., d_ff)
+        try:
+            h = self.act(self.c_fc(x))                       # (..., d_ff)
+        except (RuntimeError, TypeError) as error:          # checked only once torch refuses x
+            raise validate.explained(error, x, self.d_model, "FFN", self.c_fc.weight) from None
         return self.c_proj(h)                                # (..., d_model)
 
     @classmethod

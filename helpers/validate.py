@@ -244,6 +244,16 @@ def model_input(x, d_model, module, weight=None, dims=None):
             matches_weight(x, weight, module)
 
 
+def explained(error, x, d_model, module, weight=None):
+    """The error to raise when torch refused x in a forward: model_input's sentence if x is the
+    problem, else torch's own `error`. Checking only after a failure costs the forward nothing."""
+    try:
+        model_input(x, d_model, module, weight)
+    except (TypeError, ValueError) as problem:
+        return problem
+    return error
+
+
 def hook_output(result, output, module):
     """Require a forward hook's replacement to have the shape of the output it replaces.
 

@@ -6,7 +6,7 @@ exception: each of their tests runs whole notebooks in processes of its own, and
 are the longest part of the suite, so each test goes to whichever worker is free.
 """
 
-SPREAD = {"tests/test_portability.py", "tests/test_busy_machine.py", "tests/test_rerun.py"}
+SPREAD = {"tests/test_portability.py", "tests/test_busy_machine.py", "tests/test_exercises.py"}
 
 
 def pytest_xdist_make_scheduler(config, log):

@@ -72,10 +72,6 @@ def test_a_missing_or_extra_plan_is_noticed():
 
 # --- The source posts by name: docs/SOURCES.md, docs/GLOSSARY.md, and no "seed" for a post ---
 
-# The posts' text is not part of the repository; a checkout may keep it beside itself, in
-# ../shared/seeds/, where files 000, 002 and 003 are source posts 1, 2 and 3.
-POSTS_DIR = ROOT.parent / "shared" / "seeds"
-POST_FILES = {1: "000", 2: "002", 3: "003"}
 SOURCES = ROOT / "docs" / "SOURCES.md"
 GLOSSARY = ROOT / "docs" / "GLOSSARY.md"
 
@@ -85,55 +81,12 @@ def named_posts(text):
     return {int(n): title for n, title in re.findall(r"^## Source post (\d): (.+)$", text, re.M)}
 
 
-def post_text(folder, number):
-    """The text of source post `number` (1, 2 or 3) in folder, or None when its file is missing."""
-    files = sorted(folder.glob(f"{POST_FILES[number]}_*.txt"))
-    return files[0].read_text(encoding="utf-8") if len(files) == 1 else None
-
-
-def post_title(text):
-    """A post's title: its first paragraph of one line (the first line of posts 1 and 2; post 3's
-    first paragraph introduces the series, and its first heading follows)."""
-    paragraphs = [p.strip().splitlines() for p in re.split(r"\n\s*\n", text) if p.strip()]
-    return next(lines[0].strip() for lines in paragraphs if len(lines) == 1)
-
-
-def title_problems(named, folder):
-    """Where the titles SOURCES.md names differ from the posts' own files in folder."""
-    problems = []
-    for number in POST_FILES:
-        text = post_text(folder, number)
-        if text is None:
-            problems.append(f"source post {number}: no single file {POST_FILES[number]}_*.txt in {folder}")
-        elif named.get(number) != post_title(text):
-            problems.append(f"source post {number}: SOURCES.md names {named.get(number)!r}, "
-                            f"the post's title is {post_title(text)!r}")
-    return problems
-
-
 def test_sources_name_the_three_posts_by_their_titles():
     import claims
 
     named = named_posts(SOURCES.read_text())
     assert named == {n: title for n, (title, _) in claims.POSTS.items()}, \
         "SOURCES.md's '## Source post N: title' headings must match tools/claims.py's POSTS"
-    if not POSTS_DIR.is_dir():
-        return  # a checkout without the posts beside it: the titles in POSTS are all there is to check
-    assert title_problems(named, POSTS_DIR) == []
-    for number in (1, 2):   # posts 1 and 2 are titled by their first line
-        assert named[number] == post_text(POSTS_DIR, number).splitlines()[0]
-
-
-def test_a_wrong_or_missing_post_title_is_noticed(tmp_path):
-    (tmp_path / "000_a.txt").write_text("Title one\n\nBody.\n", encoding="utf-8")
-    (tmp_path / "002_b.txt").write_text("Title two\n\nBody.\n", encoding="utf-8")
-    (tmp_path / "003_c.txt").write_text("Part 3 of a series.\nIt says hello.\n\nTitle three?\n\nBody.\n",
-                                        encoding="utf-8")
-    right = {1: "Title one", 2: "Title two", 3: "Title three?"}
-    assert title_problems(right, tmp_path) == []
-    assert len(title_problems({**right, 3: "Part 3 of a series."}, tmp_path)) == 1
-    (tmp_path / "002_b.txt").unlink()
-    assert title_problems(right, tmp_path) == [f"source post 2: no single file 002_*.txt in {tmp_path}"]
 
 
 def test_sources_list_every_notebook_once_with_its_posts():
@@ -168,18 +121,6 @@ def glossary_rows(text):
     return rows
 
 
-def glossary_problems(rows, texts):
-    """The posts' words a glossary row quotes that none of the posts it names contains, word for word."""
-    problems = []
-    for term, words, posts, _ in rows:
-        if bool(words) != bool(posts):
-            problems.append(f"{term!r}: the posts' words and the post numbers go together ({words}, {posts})")
-        for word in words:
-            if not any(word in texts[p] for p in posts):
-                problems.append(f"{term!r}: {word!r} is not in source post(s) {posts}")
-    return problems
-
-
 def test_glossary_is_linked_and_cites_notebooks_that_exist():
     readme = (ROOT / "README.md").read_text()
     assert "(docs/GLOSSARY.md)" in readme and "(docs/SOURCES.md)" in readme and "(docs/CLAIMS.md)" in readme
@@ -188,18 +129,6 @@ def test_glossary_is_linked_and_cites_notebooks_that_exist():
     terms = [r[0] for r in rows]
     assert len(set(terms)) == len(terms), "a course term appears twice"
     assert all(set(r[2]) <= {1, 2, 3} for r in rows)
-    if POSTS_DIR.is_dir():
-        texts = {n: post_text(POSTS_DIR, n) for n in POST_FILES}
-        assert glossary_problems(rows, texts) == []
-
-
-def test_a_glossary_word_not_in_the_posts_is_noticed():
-    texts = {1: "행렬곱과 가중치", 2: "행렬 곱", 3: "FFN"}
-    good = [("matrix multiply", ["행렬곱", "행렬 곱"], [1, 2], ["01"])]
-    assert glossary_problems(good, texts) == []
-    assert len(glossary_problems([("matrix multiply", ["행렬 곱"], [1], ["01"])], texts)) == 1  # wrong post
-    assert len(glossary_problems([("prefill", ["프리필"], [1, 2, 3], ["05"])], texts)) == 1     # invented word
-    assert len(glossary_problems([("prefill", [], [1], ["05"])], texts)) == 1                  # "-" with a post
 
 
 def test_links_in_readme_sources_and_glossary_resolve():

@@ -65,3 +65,20 @@ def test_position_wise_each_row_independent():
     y2 = ffn_forward(x2, W1, b1, W2, b2)
     changed = [t for t in range(6) if not np.allclose(y[t], y2[t])]
     assert changed == [4]
+
+
+def test_forward_checks_x_only_after_torch_refuses_it_and_keeps_other_errors():
+    ffn = FFN(8)
+    with pytest.raises(ValueError, match="x has last dimension 3 but this FFN expects d_model=8") as caught:
+        ffn(torch.zeros(2, 3))
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__  # one sentence, no torch trace
+
+    def broken(module, inputs, output):
+        raise RuntimeError("a hook of the learner's failed")
+
+    handle = ffn.act.register_forward_hook(broken)
+    try:
+        with pytest.raises(RuntimeError, match="a hook of the learner's failed"):
+            ffn(torch.zeros(2, 8))   # x is fine: the hook's own error comes through
+    finally:
+        handle.remove()
