@@ -26,7 +26,7 @@ TORCH_BUILD = $(if $(filter cpu cuda,$(TORCH)),$(TORCH),$(if $(filter Darwin,$(s
 .DEFAULT_GOAL := $(LAB_STAMP)
 
 .PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
-	train-model reset new-notebook slide-layout ko ko-status
+	train-model reset new-notebook slide-layout ko ko-status ko-extract
 
 # The environment: a venv, then PyTorch (skipped if one is installed), then the course.
 $(BIN)/python:
@@ -80,13 +80,17 @@ notebooks: $(TEST_STAMP)
 	$(BIN)/python tools/section_minutes.py
 	$(BIN)/python tools/claims.py
 
-## The Korean edition: notebooks/ko/ made from i18n/ko/*.json and executed (NB=03 for one)
+## The Korean edition: notebooks/ko/ made from locale/ko/LC_MESSAGES/*.po and executed (NB=03 for one)
 ko: $(TEST_STAMP)
 	$(BIN)/python tools/translations.py build $(NB)
 
-## The Korean edition's stale and missing cells, per notebook (exit 1 if any)
+## The Korean edition's missing, fuzzy and obsolete entries and changed code cells (exit 1 if any)
 ko-status:
 	@$(RUN_PYTHON) tools/translations.py status $(NB)
+
+## Bring the Korean catalogs in step with the English notebooks and checks (changed English: fuzzy)
+ko-extract:
+	@$(RUN_PYTHON) tools/translations.py extract
 
 ## Put notebooks back as last committed (NB=03 for one): says what it discards and keeps a copy in build/reset/
 reset:

@@ -1,6 +1,7 @@
 """The Korean edition (notebooks/ko/) is whole, in step with the English, and only its words differ.
 
-- every English notebook has a Korean one, generated from i18n/ko/ and the current English;
+- every English notebook has a Korean one, generated from locale/ko/LC_MESSAGES/notebooks.po
+  and the current English;
 - every markdown cell is translated, and a translation whose English has changed since is
   named (notebook, cell, what changed): nothing falls back to English silently;
 - code cells are the English ones byte for byte, the setup cell aside (it selects Korean);
@@ -10,7 +11,6 @@
 - the checks speak Korean there, and the Colab badges open the Korean notebooks.
 """
 
-import json
 import re
 import shutil
 
@@ -64,7 +64,7 @@ def test_the_korean_notebook_is_generated_from_the_current_sources(pair):
     expected = translations.generate(path)
     assert [c.cell_type for c in ko.cells] == [c.cell_type for c in expected.cells]
     for index, (mine, want) in enumerate(zip(ko.cells, expected.cells, strict=True)):
-        assert mine.source == want.source, (f"notebooks/ko/{path.name} cell {index} is not what i18n/ko/ gives: "
+        assert mine.source == want.source, (f"notebooks/ko/{path.name} cell {index} is not what notebooks.po gives: "
                                             "run `make ko`")
         assert mine.metadata.get("tags", []) == want.metadata.get("tags", [])
 
@@ -196,8 +196,8 @@ def test_glossary_terms_are_spelled_as_the_glossary_says(path):
 # ---- staleness, shown on a copy -----------------------------------------------------------------
 
 def translated():
-    """An English notebook that has a translation file (the copy below reads the same file)."""
-    return next(p for p in ENGLISH if translations.translation_path(p).exists())
+    """An English notebook that has translations (the copy below, of the same name, reads the same entries)."""
+    return next(p for p in ENGLISH if translations.load(p))
 
 
 def test_a_changed_english_cell_is_named(tmp_path):
@@ -226,9 +226,11 @@ def test_a_new_english_cell_without_a_translation_is_named(tmp_path):
     assert kinds == ["missing"], kinds
 
 
-def test_translation_files_are_utf8_and_in_cell_order():
-    for path in sorted(translations.I18N_DIR.glob("*.json")):
+def test_catalogs_are_utf8_and_name_only_english_notebooks():
+    for path in sorted(translations.LOCALE_DIR.glob("*.po")):
         raw = path.read_text(encoding="utf-8")
-        assert "\\u" not in raw, f"{path.name} escapes its Korean: write it as UTF-8"
-        data = json.loads(raw)
-        assert (NOTEBOOK_DIR / data["notebook"]).exists(), f"{path.name} names no English notebook"
+        assert "\\u" not in raw and "charset=utf-8" in raw.lower(), f"{path.name} escapes its Korean: write it as UTF-8"
+    for message in translations.read_catalog(translations.NOTEBOOKS_PO):
+        if message.context:
+            notebook = message.context.split("#")[0]
+            assert (NOTEBOOK_DIR / notebook).exists(), f"notebooks.po names {notebook}, which is no English notebook"

@@ -1,25 +1,38 @@
-"""The Korean edition: notebooks/ko/ made from the English notebooks and i18n/ko/*.json.
+"""The Korean edition: notebooks/ko/ made from the English notebooks and gettext catalogs.
 
-A translation file holds, for each markdown cell of one English notebook (by cell id), the
-English text it translates and the translation:
+Every Korean string lives in a PO catalog under locale/ko/LC_MESSAGES/ (edit them in Poedit or
+any PO editor; read and written with Babel):
 
-    {"notebook": "03_ffn_forward.ipynb",
-     "cells": [{"id": "796d6b4b", "en": "# 03 · The FFN forward pass ...", "text": "# 03 · FFN ..."}]}
+- notebooks.po: each English notebook's markdown cells, msgctxt "<notebook>#<cell id>", msgid
+  the English (the Colab badge left out), msgstr the Korean;
+- checks.po: the checks' sentences (helpers/checks/*.py), extracted by check_messages.py, a
+  Babel extraction method; each entry's `#:` names the modules that say it. Compiled into
+  helpers/locale/ko/LC_MESSAGES/checks.mo, which the package reads (helpers/checks/language.py);
+- setup.po: the setup cell's learner-facing pieces, each English piece found exactly once in
+  the English setup cell (tools/sync_notebooks.py) and replaced by its msgstr.
 
-A translation is stale when the English cell no longer reads as its "en" says; a markdown
-cell with no entry is missing. Neither ever falls back to English: `generate` refuses, and
-`make test` names the notebook, the cell and what changed in the English. Code cells are
-the English notebook's, byte for byte, except the setup cell, which selects the language.
+`extract` brings the catalogs in step with the English: a changed English string keeps its
+Korean, marked fuzzy, with the English it translated as `#| msgid`; a string no longer in the
+English is kept as obsolete (`#~`), never dropped. A translator revises a fuzzy entry and clears
+its fuzzy flag. Entries flagged `runtime` hold sentences the checks compose while running (a
+mark, a phrase joined from parts) that no extractor can see: extract keeps them.
 
-    python tools/translations.py status [NN ...]     # stale and missing cells per notebook
+`status` names, per notebook and per check module, every missing, fuzzy (or not yet extracted)
+and obsolete entry, and every code cell of a Korean notebook that differs from the English
+(the Korean notebook is stale until regenerated); it exits 1 when there is any. `generate`
+never falls back to English. Code cells are the English notebook's, byte for byte, except the
+setup cell, which selects the language.
+
+    python tools/translations.py status [NN ...]     # what is left to translate or regenerate
+    python tools/translations.py extract             # catalogs in step with the English (make ko-extract)
     python tools/translations.py generate [NN ...]   # write notebooks/ko/ (no execution)
     python tools/translations.py build [NN ...]      # generate, then execute them (make ko)
-    python tools/translations.py todo NN             # add entries for missing cells, show stale ones
-    python tools/translations.py accept NN CELL_ID   # the translation is revised: record the English
+    python tools/translations.py todo NN             # extract, then list what notebook NN lacks
+    python tools/translations.py import-legacy       # fold helpers/checks/korean/*.py into checks.po
 """
 
 import difflib
-import json
+import io
 import re
 import shutil
 import sys
@@ -27,109 +40,163 @@ import time
 from pathlib import Path
 
 import nbformat
+from babel.messages.catalog import Catalog, Message
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import PoFileError, read_po, write_po
 
+import check_messages
 import sync_notebooks
 from course_paths import NOTEBOOK_DIR, ROOT, notebook_paths, refuse_uncommitted
 
 LANGUAGE = "ko"
-I18N_DIR = ROOT / "i18n" / LANGUAGE
+LOCALE_DIR = ROOT / "locale" / LANGUAGE / "LC_MESSAGES"
+NOTEBOOKS_PO = LOCALE_DIR / "notebooks.po"
+CHECKS_PO = LOCALE_DIR / "checks.po"
+SETUP_PO = LOCALE_DIR / "setup.po"
+CHECKS_MO = ROOT / "helpers" / "locale" / LANGUAGE / "LC_MESSAGES" / "checks.mo"
 OUT_DIR = NOTEBOOK_DIR / LANGUAGE
+RUNTIME = "runtime"   # the flag of a check sentence composed while the check runs: extract keeps it
+_PO_LINE = re.compile(r'(#.*|(msgctxt|msgid|msgid_plural|msgstr(\[\d+\])?)\s+"(?:[^"\\]|\\.)*"|"(?:[^"\\]|\\.)*")\s*')
 
 
-# The setup cell in Korean: the same code, its learner-facing sentences translated, and the checks
-# told to speak Korean. Each English piece must occur exactly once in the English setup cell.
-SETUP_KO = [
-    ("# Setup (the same in every notebook). In Colab it installs the course package first.",
-     "# 설정 (모든 노트북에서 같습니다). Colab에서는 강좌 패키지를 먼저 설치합니다."),
-    ('f"Could not install {PIN}: this runtime cannot reach PyPI.\\n"\n'
-     '                         "Check that the runtime is online, then run this cell again."',
-     'f"{PIN}을(를) 설치하지 못했습니다: 이 런타임은 PyPI에 연결할 수 없습니다.\\n"\n'
-     '                         "런타임이 온라인인지 확인한 뒤 이 셀을 다시 실행하세요."'),
-    ('f"{PIN} is not published, on PyPI or as the git tag v{VERSION}.\\n"\n'
-     '                         f"Open the notebook from a release ({REPO}/releases) instead."',
-     'f"{PIN}은(는) PyPI에도, git 태그 v{VERSION}로도 공개되어 있지 않습니다.\\n"\n'
-     '                         f"대신 릴리스({REPO}/releases)에서 노트북을 여세요."'),
-    ('f"pip could not install {PIN}: {error}.\\n"\n'
-     '                     f"Run `!pip install {PIN}` in a new cell to read pip\'s whole log."',
-     'f"pip가 {PIN}을(를) 설치하지 못했습니다: {error}.\\n"\n'
-     '                     f"새 셀에서 `!pip install {PIN}`을 실행하면 pip의 로그 전체를 볼 수 있습니다."'),
-    ('f"The course package {VERSION} is installed but does not import: {problem}.\\n"\n'
-     '        f"Run `pip install --force-reinstall --no-deps {fix}`, then restart the kernel."',
-     'f"강좌 패키지 {VERSION}이(가) 설치되어 있지만 import되지 않습니다: {problem}.\\n"\n'
-     '        f"`pip install --force-reinstall --no-deps {fix}`을 실행한 뒤 커널을 다시 시작하세요."'),
-    ('f"This notebook needs the course package {VERSION}; this kernel has {found}.\\n"\n'
-     '        f"Run `pip install {PIN}` (in a clone of the course: `pip install -e .`),"\n'
-     '        " then restart the kernel."',
-     'f"이 노트북에는 강좌 패키지 {VERSION}이(가) 필요한데, 이 커널에는 {found}이(가) 있습니다.\\n"\n'
-     '        f"`pip install {PIN}`을 실행한 뒤(강좌를 clone했다면 `pip install -e .`),"\n'
-     '        " 커널을 다시 시작하세요."'),
-    ("device = helpers.setup_notebook()", 'device = helpers.setup_notebook(language="ko")'),
-]
+# ---- reading and writing catalogs ---------------------------------------------------------------
+
+class CatalogError(ValueError):
+    """A catalog that cannot be read as it is: the message names the file and the line."""
 
 
-def setup_cell_source():
-    """The Korean setup cell: the English one with SETUP_KO's pieces replaced (each exactly once)."""
-    text = sync_notebooks.setup_cell_source()
-    for english, korean in SETUP_KO:
-        if text.count(english) != 1:
-            raise ValueError(f"the English setup cell holds {text.count(english)} copies of {english!r}; "
-                             "update SETUP_KO in tools/translations.py to match tools/sync_notebooks.py")
-        text = text.replace(english, korean)
-    return text
+PROJECT = "Inside the Transformer MLP"
+HEADER = ("# Korean translations of the course Inside the Transformer MLP: {domain}.\n"
+          "# Edit it in Poedit or any PO editor; docs/AUTHORING.md (The Korean edition) says how.\n#")
 
+
+def new_catalog(domain):
+    """An empty Korean catalog with the course's header."""
+    return Catalog(locale=LANGUAGE, domain=domain, fuzzy=False, project=PROJECT, version=None,
+                   header_comment=HEADER.format(domain=domain), language_team="Korean",
+                   last_translator="the course's translators", charset="utf-8")
+
+
+def read_catalog(path):
+    """The Babel Catalog in path (an empty one if there is no file); CatalogError names file and line."""
+    path = Path(path)
+    if not path.exists():
+        return new_catalog(path.stem)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise CatalogError(f"{path}:{line}: not UTF-8 ({err.reason}); nothing was changed") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip() and not _PO_LINE.fullmatch(line):
+            raise CatalogError(f"{path}:{number}: not a PO line (an unclosed quote, or text outside quotes): "
+                               f"{line[:80]!r}; fix it in a PO editor; nothing was changed")
+    try:
+        return read_po(io.BytesIO(raw), locale=LANGUAGE, domain=path.stem, abort_invalid=True)
+    except PoFileError as err:
+        raise CatalogError(f"{path}: {err} (line); fix it in a PO editor; nothing was changed") from None
+
+
+def write_catalog(path, catalog):
+    """Write catalog to path as PO (previous msgids kept, obsolete entries kept as #~)."""
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=100, include_previous=True, sort_output=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(buffer.getvalue())
+
+
+def compiled(catalog):
+    """The .mo bytes of a catalog (fuzzy entries left out, as gettext expects)."""
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    return buffer.getvalue()
+
+
+def translated(message):
+    return bool(message.string) and not message.fuzzy
+
+
+# ---- notebooks' markdown ------------------------------------------------------------------------
 
 def english_text(cell):
     """A markdown cell's English as its translation records it: the Colab badge left out."""
     return sync_notebooks.BADGE_RE.sub("", cell.source).rstrip()
 
 
-def translation_path(notebook):
-    return I18N_DIR / f"{Path(notebook).stem}.json"
+def context(notebook, cell_id):
+    return f"{Path(notebook).name}#{cell_id}"
 
 
-def load(notebook):
-    """{cell id: {"en": ..., "text": ...}} for one English notebook (empty if no file yet)."""
-    path = translation_path(notebook)
-    if not path.exists():
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return {entry["id"]: entry for entry in data["cells"]}
+def notebook_entries(path, catalog=None):
+    """{cell id: Message} of notebooks.po for one English notebook (obsolete ones left out)."""
+    catalog = catalog or read_catalog(NOTEBOOKS_PO)
+    prefix = Path(path).name + "#"
+    return {m.context[len(prefix):]: m for m in catalog if m.context and m.context.startswith(prefix)}
 
 
-def save(notebook, entries, nb):
-    """Write the translation file, its entries in the notebook's cell order."""
-    order = {cell.id: i for i, cell in enumerate(nb.cells)}
-    cells = sorted(entries.values(), key=lambda e: order.get(e["id"], len(order)))
-    data = {"notebook": Path(notebook).name, "cells": cells}
-    path = translation_path(notebook)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+def load(path):
+    """{cell id: {"id", "en", "text"}} for one English notebook: what notebooks.po holds for it."""
+    return {cell_id: {"id": cell_id, "en": m.id, "text": m.string if translated(m) else None}
+            for cell_id, m in notebook_entries(path).items()}
 
 
-def problems(path):
-    """[(kind, cell index, cell id, detail)] for one English notebook: 'missing', 'stale', 'orphan'."""
+def _diff(old, new):
+    return "\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), "translated from", "English now",
+                                          lineterm="", n=0))
+
+
+def problems(path, catalog=None):
+    """[(kind, cell index, cell id, detail)] for one English notebook: 'missing', 'stale', 'fuzzy',
+    'orphan' (markdown), and 'code' (a code cell of notebooks/ko/ that is not the English one)."""
+    catalog = catalog or read_catalog(NOTEBOOKS_PO)
     nb = nbformat.read(path, as_version=4)
-    entries = load(path)
-    found = []
-    ids = set()
+    entries = notebook_entries(path, catalog)
+    found, ids = [], set()
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "markdown":
             continue
         ids.add(cell.id)
         entry = entries.get(cell.id)
-        if entry is None or not entry.get("text"):
+        if entry is None or not entry.string:
             found.append(("missing", index, cell.id, english_text(cell)))
-        elif entry["en"] != english_text(cell):
-            diff = difflib.unified_diff(entry["en"].splitlines(), english_text(cell).splitlines(),
-                                        "translated from", "English now", lineterm="", n=0)
-            found.append(("stale", index, cell.id, "\n".join(diff)))
+        elif entry.id != english_text(cell):
+            found.append(("stale", index, cell.id, _diff(entry.id, english_text(cell))))
+        elif entry.fuzzy:
+            found.append(("fuzzy", index, cell.id, _diff(entry.previous_id[0] if entry.previous_id else "",
+                                                         entry.id)))
     for cell_id in entries.keys() - ids:
         found.append(("orphan", None, cell_id, "no markdown cell of the English notebook has this id"))
+    prefix = Path(path).name + "#"
+    for key in catalog.obsolete:
+        if isinstance(key, tuple) and key[1] and key[1].startswith(prefix):
+            found.append(("orphan", None, key[1][len(prefix):], "an obsolete entry (#~): translate it again "
+                          "where its English went, then delete it"))
+    return found + code_problems(path, nb)
+
+
+def code_problems(path, nb=None):
+    """[('code', index, cell id, detail)]: code cells of notebooks/ko/<name> that differ from the English."""
+    out = OUT_DIR / Path(path).name
+    if not out.exists():
+        return [("code", None, "-", f"notebooks/ko/{Path(path).name} does not exist: run `make ko`")]
+    nb = nb or nbformat.read(path, as_version=4)
+    ko = nbformat.read(out, as_version=4)
+    english = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    korean = [c for c in ko.cells if c.cell_type == "code"]
+    if len(english) != len(korean):
+        return [("code", None, "-", f"the English notebook has {len(english)} code cells, the Korean one "
+                 f"{len(korean)}: regenerate it (make ko NB={Path(path).name[:2]})")]
+    found = []
+    for (index, cell), mine in zip(english, korean, strict=True):
+        want = setup_cell_source() if "setup" in cell.metadata.get("tags", []) else cell.source
+        if mine.source != want:
+            found.append(("code", index, cell.id, _diff(mine.source, want)))
     return found
 
 
 def describe(path, found):
-    lines = [f"{path.name}: {len(found)} cell(s) to translate again"]
+    lines = [f"{Path(path).name}: {len(found)} cell(s) to translate again or regenerate"]
     for kind, index, cell_id, detail in found:
         where = f"cell {index} (id {cell_id})" if index is not None else f"id {cell_id}"
         lines.append(f"  {kind}: {where}")
@@ -137,22 +204,179 @@ def describe(path, found):
     return "\n".join(lines)
 
 
-def code_blocks(text):
-    """The fenced code blocks of a markdown text (a solution's code stays English)."""
-    return re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
+def notebook_template(paths):
+    """A Catalog of every markdown cell of the English notebooks (no translations)."""
+    template = Catalog(domain="notebooks", fuzzy=False)
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                template.add(english_text(cell), context=context(path, cell.id),
+                             locations=[(f"notebooks/{Path(path).name}", None)])
+    return template
+
+
+def update_notebooks(catalog, template):
+    """catalog in step with template, matched by cell (msgctxt): a changed English becomes fuzzy with its
+    previous msgid; an entry whose cell is gone becomes obsolete. Returns the new catalog."""
+    new = new_catalog("notebooks")
+    new.mime_headers = catalog.mime_headers
+    new.creation_date = catalog.creation_date
+    old = {m.context: m for m in catalog if m.id}
+    for message in template:
+        if not message.id:
+            continue
+        previous = old.pop(message.context, None)
+        if previous is None:
+            new[message.id] = Message(message.id, "", context=message.context, locations=message.locations)
+            continue
+        keep = Message(message.id, previous.string, context=message.context, locations=message.locations,
+                       flags=previous.flags, user_comments=previous.user_comments,
+                       previous_id=previous.previous_id)
+        if previous.id != message.id and previous.string:
+            keep.flags.add("fuzzy")
+            keep.previous_id = [previous.id]
+        new[message.id] = keep
+    for message in list(catalog.obsolete.values()) + list(old.values()):
+        new.obsolete[(message.id, message.context)] = message
+    return new
+
+
+# ---- the setup cell -----------------------------------------------------------------------------
+
+def setup_cell_source():
+    """The Korean setup cell: the English one with setup.po's pieces replaced (each exactly once)."""
+    text = sync_notebooks.setup_cell_source()
+    for message in read_catalog(SETUP_PO):
+        if not message.id:
+            continue
+        if text.count(message.id) != 1 or not translated(message):
+            raise ValueError(f"{SETUP_PO}: the English setup cell holds {text.count(message.id)} copies of "
+                             f"{message.id!r} (translated: {translated(message)}); update setup.po to match "
+                             "tools/sync_notebooks.py")
+        text = text.replace(message.id, message.string)
+    return text
+
+
+# ---- the checks' sentences ----------------------------------------------------------------------
+
+def update_checks(catalog, template):
+    """checks.po in step with the extracted template: Babel's update (changed English: fuzzy, with the
+    previous msgid; gone: obsolete), entries flagged runtime kept, filled sentences derived again."""
+    kept = [m for m in catalog if m.id and RUNTIME in m.flags]
+    catalog.update(template, update_header_comment=False, update_creation_date=False)
+    for message in kept:
+        catalog.obsolete.pop(message.id, None)
+        if message.id in template:   # the code now says it where extraction sees it
+            message.flags.discard(RUNTIME)
+        catalog[message.id] = message
+    derive(catalog)
+    return catalog
+
+
+def derive(catalog):
+    """Fill in the entries made from another (a sentence a check keeps filled, a case's name)."""
+    from helpers.checks import language
+    from helpers.checks.cases import Named
+
+    messages = {m.id: m.string for m in catalog if m.id and translated(m)}
+    for message in catalog:
+        made = check_messages.DERIVED_FROM.get(message.id)
+        if made is None or not any(c.startswith(check_messages.DERIVED) for c in message.auto_comments):
+            continue
+        language.MISSES.clear()
+        if isinstance(made, Named):
+            said = "<" + language._translated(made.name, messages) + ">"
+        else:
+            said = language._translated(made, messages)
+        message.string = "" if language.MISSES else said
+        message.flags.discard("fuzzy")
+        language.MISSES.clear()
+
+
+def check_problems(catalog=None, template=None):
+    """{module: [(kind, English)]} for checks.po: missing, fuzzy, stale (not yet extracted), orphan."""
+    catalog = catalog or read_catalog(CHECKS_PO)
+    template = template or check_messages.messages(ROOT)
+    found = {}
+    for message in template:
+        if not message.id:
+            continue
+        module = message.locations[0][0] if message.locations else "helpers/checks"
+        mine = catalog.get(message.id)
+        if mine is None or not mine.string:
+            kind = "missing"
+        elif mine.fuzzy:
+            kind = "fuzzy"
+        else:
+            continue
+        found.setdefault(module, []).append((kind, message.id))
+    for message in catalog:
+        if message.id and message.id not in template and RUNTIME not in message.flags:
+            module = message.locations[0][0] if message.locations else "checks.po"
+            found.setdefault(module, []).append(("stale", message.id + "  (no longer in the code: extract "
+                                                 "makes it obsolete or fuzzy)"))
+    for message in catalog.obsolete.values():
+        found.setdefault("checks.po", []).append(("orphan", message.id))
+    return found
+
+
+def compile_checks(catalog):
+    CHECKS_MO.parent.mkdir(parents=True, exist_ok=True)
+    CHECKS_MO.write_bytes(compiled(catalog))
+
+
+# ---- commands -----------------------------------------------------------------------------------
+
+def extract(paths=None):
+    """Bring notebooks.po and checks.po in step with the English and compile checks.mo."""
+    catalogs = [read_catalog(NOTEBOOKS_PO), read_catalog(CHECKS_PO)]   # both read before anything is written
+    notebooks = update_notebooks(catalogs[0], notebook_template(paths or notebook_paths()))
+    checks = update_checks(catalogs[1], check_messages.messages(ROOT))
+    write_catalog(NOTEBOOKS_PO, notebooks)
+    write_catalog(CHECKS_PO, checks)
+    compile_checks(checks)
+    return notebooks, checks
+
+
+def add_notebook(number):
+    """Add notebook `number`'s markdown cells and its check module's sentences to the catalogs, untranslated
+    (tools/new_notebook.py calls it; `make ko-status` then lists them as missing). Other entries are kept."""
+    notebook_paths([f"{int(number):02d}"])   # refuses a number with no notebook
+    return extract()
+
+
+def status(args):
+    """Print what is left per notebook and for the checks; the number of problems."""
+    catalog = read_catalog(NOTEBOOKS_PO)
+    total = 0
+    for path in notebook_paths(args):
+        found = problems(path, catalog)
+        total += len(found)
+        print(describe(path, found) if found else f"{path.name}: up to date")
+    if not args:
+        checks = check_problems()
+        for module, found in sorted(checks.items()):
+            total += len(found)
+            print(f"{module}: {len(found)} sentence(s) to translate in {CHECKS_PO.relative_to(ROOT)}")
+            print("\n".join(f"  {kind}: {text[:160]!r}" for kind, text in found[:40]))
+        if not checks:
+            print(f"{CHECKS_PO.relative_to(ROOT)}: up to date")
+    return total
 
 
 def generate(path):
     """The Korean notebook for one English notebook (sources only; outputs come from executing it)."""
-    found = problems(path)
-    if any(kind != "orphan" for kind, *_ in found):
+    catalog = read_catalog(NOTEBOOKS_PO)
+    found = [p for p in problems(path, catalog) if p[0] in ("missing", "stale", "fuzzy")]
+    if found:
         raise ValueError(describe(path, found))
     nb = nbformat.read(path, as_version=4)
-    entries = load(path)
+    entries = notebook_entries(path, catalog)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             # notebooks/ko/ sits one folder deeper: links to the repository's files gain a ../
-            text = entries[cell.id]["text"].rstrip().replace("](../", "](../../")
+            text = entries[cell.id].string.rstrip().replace("](../", "](../../")
             if sync_notebooks.BADGE_RE.search(cell.source):
                 text += "\n\n" + sync_notebooks.badge(f"{LANGUAGE}/{path.name}")
             cell.source = text
@@ -166,10 +390,16 @@ def generate(path):
     return nb
 
 
-def write(path):
-    """Write notebooks/ko/<name>, keeping the stored outputs if its code is unchanged."""
+def code_blocks(text):
+    """The fenced code blocks of a markdown text (a solution's code stays English)."""
+    return re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
+
+
+def rendered(path):
+    """The Korean notebook as notebooks/ko/<name> should hold it: generated, with the stored outputs kept
+    where its code is unchanged (so an unchanged notebook comes out byte for byte as committed)."""
     nb = generate(path)
-    out = OUT_DIR / path.name
+    out = OUT_DIR / Path(path).name
     if out.exists():
         old = nbformat.read(out, as_version=4)
         same_code = [c.source for c in old.cells if c.cell_type == "code"] == [
@@ -180,44 +410,39 @@ def write(path):
                     new_cell.outputs = old_cell.outputs
                     new_cell.execution_count = old_cell.execution_count
             nb.metadata = old.metadata | {"course_language": LANGUAGE}
+    return nb
+
+
+def write(path):
+    """Write notebooks/ko/<name> (see rendered)."""
+    nb = rendered(path)
+    out = OUT_DIR / path.name
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, out)
     shutil.copyfile(NOTEBOOK_DIR / "rise.css", OUT_DIR / "rise.css")   # RISE reads the one beside the notebook
     return out
 
 
-def todo(path):
-    """Add an entry with "text": null for every missing cell; print what is missing or stale."""
-    nb = nbformat.read(path, as_version=4)
-    entries = load(path)
-    for cell in nb.cells:
-        if cell.cell_type == "markdown" and cell.id not in entries:
-            entries[cell.id] = {"id": cell.id, "en": english_text(cell), "text": None}
-    save(path, entries, nb)
-    found = problems(path)
-    print(describe(path, found) if found else f"{path.name}: every cell is translated")
-
-
-def accept(path, cell_id):
-    """Record the current English as what cell `cell_id`'s (revised) translation translates."""
-    nb = nbformat.read(path, as_version=4)
-    entries = load(path)
-    cells = [c for c in nb.cells if c.id == cell_id and c.cell_type == "markdown"]
-    if not cells or cell_id not in entries:
-        raise SystemExit(f"{path.name} has no translated markdown cell with id {cell_id!r}")
-    entries[cell_id]["en"] = english_text(cells[0])
-    save(path, entries, nb)
-
-
 def main(argv):
     command, *args = argv or ["status"]
+    try:
+        return _run(command, args)
+    except CatalogError as err:
+        print(err, file=sys.stderr)
+        return 1
+
+
+def _run(command, args):
     if command == "status":
-        stale = 0
-        for path in notebook_paths(args):
-            found = problems(path)
-            stale += bool(found)
-            print(describe(path, found) if found else f"{path.name}: up to date")
-        return 1 if stale else 0
+        return 1 if status(args) else 0
+    if command == "extract":
+        extract()
+        return 1 if status([]) else 0
+    if command == "import-legacy":
+        import legacy_translations
+
+        legacy_translations.main()
+        return 0
     if command in ("generate", "build"):
         paths = notebook_paths(args)
         refused = refuse_uncommitted([OUT_DIR / p.name for p in paths if (OUT_DIR / p.name).exists()])
@@ -237,12 +462,10 @@ def main(argv):
                 print(f"wrote {out.relative_to(ROOT)}")
         return 0
     if command == "todo" and len(args) == 1:
+        extract()
         for path in notebook_paths(args):
-            todo(path)
-        return 0
-    if command == "accept" and len(args) == 2:
-        (path,) = notebook_paths(args[:1])
-        accept(path, args[1])
+            found = problems(path)
+            print(describe(path, found) if found else f"{path.name}: every cell is translated")
         return 0
     print(__doc__)
     return 2

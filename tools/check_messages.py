@@ -1,0 +1,218 @@
+"""A Babel extraction method for the checks' sentences (helpers/checks/*.py).
+
+Babel's own Python extractor finds the first argument of a keyword call. A check's sentences
+are also written as keyword arguments (`why=`, `success=`), as module constants passed by name
+(`Mistake(_NO_BIAS, ...)`), as dataclass defaults and as tables of sentences, and some are only
+whole once the module is loaded (a case shown by its name, "<llama-3-8b config>"). So this
+method reads each module twice:
+
+- its source (ast): the string literal, or the constant it names, or the `+` of such, passed
+  to `say`, `Mistake`, `Check`, `ModuleCheck`, `Prediction`, `referee`, `correct`, `wrong`,
+  `not_attempted`, `_a`, or as `message=`, `success=`, `why=`, `answer=`, `name=`,
+  `exercise=`; a name bound to several strings (`end = "" if ... else "."`) gives each;
+  dataclass defaults of those fields; and tables of sentences (a module-level dict, list or
+  tuple whose strings read as sentences);
+- the loaded module: every sentence its checks hold (`show.Text` templates, and the sentence
+  as filled when a check keeps it filled), and each case's name (`Named`).
+
+Used as `extract(fileobj, keywords, comment_tags, options)`, Babel's signature for an
+extraction method; `messages(root)` runs it over helpers/checks/ and returns a Babel Catalog.
+"""
+
+import ast
+import dataclasses
+import importlib
+import inspect
+from pathlib import Path
+from types import ModuleType
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract as babel_extract
+
+CALLS = {"say": (0,), "Mistake": (0,), "Check": (0,), "ModuleCheck": (0,), "Prediction": (0,),
+         "NamedPrediction": (0,), "referee": (0,), "correct": (1,), "wrong": (1,), "not_attempted": (1,),
+         "_a": (1, 2)}
+KEYWORDS = {"message", "success", "why", "answer", "name", "exercise"}
+SKIPPED = {"language.py", "__init__.py"}   # the language machinery and the package's exports hold no sentences
+DERIVED_FROM = {}   # {sentence: the Text or Named it is made from}, filled by loaded_messages
+DERIVED = "filled in from another entry's translation; `translations.py extract` rewrites it"
+
+
+def _strings(node, names):
+    """Every string the expression can be: a literal, a name bound to strings, a `+` of those."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.Name):
+        return names.get(node.id, [])
+    if isinstance(node, ast.Subscript):   # a table's entry: any of its sentences
+        return names.get(getattr(node.value, "id", None), [])
+    if isinstance(node, ast.BoolOp):   # `one_line(err) or "no message"`
+        return [text for value in node.values for text in _strings(value, names)]
+    if isinstance(node, ast.IfExp):
+        return _strings(node.body, names) + _strings(node.orelse, names)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _strings(node.left, names), _strings(node.right, names)
+        return [a + b for a in left for b in right]
+    return []
+
+
+def _bindings(tree):
+    """{name: [strings]} for every name assigned a string (anywhere: module, function, branch)."""
+    names = {}
+    for _ in range(2):   # a constant built from another constant
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                found = _strings(node.value, names) or [text for _, text in _table_strings(node.value, any)]
+                if found:
+                    names[node.targets[0].id] = sorted(set(names.get(node.targets[0].id, [])) | set(found))
+    return names
+
+
+def _is_phrase(text):
+    """Words a learner reads (a template, a sentence, "your module"), not a name or a label."""
+    return "{" in text or (" " in text.strip() and any(c.islower() for c in text))
+
+
+def _is_sentence(text):
+    return " " in text.strip() and text.rstrip()[-1:] in ".?!:" and any(c.isalpha() for c in text)
+
+
+def _table_strings(node, wanted=_is_sentence):
+    """The sentences of a module-level table: the string values of a dict, list or tuple literal."""
+    if isinstance(node, ast.Dict):
+        values = node.values
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        values = node.elts
+    else:
+        return []
+    found = []
+    for value in values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str) and wanted(value.value):
+            found.append((value.lineno, value.value))
+        elif isinstance(value, (ast.Tuple, ast.List)):
+            found += _table_strings(value, wanted)
+    return found
+
+
+def source_messages(source):
+    """[(line, text)] of the sentences a check module's source holds."""
+    tree = ast.parse(source)
+    names = _bindings(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            called = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            args = [node.args[i] for i in CALLS.get(called, ()) if i < len(node.args)]
+            if called in CALLS:
+                args += [k.value for k in node.keywords if k.arg in KEYWORDS or isinstance(k.value, ast.BoolOp)]
+            elif node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
+                    and "{" in node.args[0].value and _is_sentence(node.args[0].value):
+                args.append(node.args[0])   # a helper that makes a Mistake from a template (`_one_too(...)`)
+            found += [(node.lineno, text) for arg in args for text in _strings(arg, names)]
+        elif isinstance(node, ast.FunctionDef):   # `def not_attempted(exercise, message=NOT_YET)`
+            defaults = node.args.defaults
+            params = node.args.args[len(node.args.args) - len(defaults):]
+            found += [(node.lineno, text) for param, default in zip(params, defaults, strict=True)
+                      if param.arg in KEYWORDS for text in _strings(default, names)]
+        elif isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") in KEYWORDS and node.value:
+            found += [(node.lineno, text) for text in _strings(node.value, names)]   # a dataclass default
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            found += _table_strings(node.value)
+            found += [(node.lineno, text) for text in _strings(node.value, {}) if _is_sentence(text)]   # a constant
+    return [(line, text) for line, text in found if _is_phrase(text)]
+
+
+def _walk(value, seen):
+    """Every object reachable from a module-level value through containers and dataclass fields."""
+    if id(value) in seen or isinstance(value, (int, float, bool, type(None), bytes, type, ModuleType)):
+        return
+    if inspect.isroutine(value):
+        return
+    seen.add(id(value))
+    yield value
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _walk(item, seen)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from _walk(item, seen)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from _walk(getattr(value, f.name), seen)
+
+
+def loaded_messages(module_name):
+    """[(text, filled from)] the loaded module holds: Text templates, filled sentences, cases' names."""
+    from helpers.checks.cases import Named
+    from helpers.checks.show import Text
+
+    module = importlib.import_module(module_name)
+    found, seen = [], set()
+    for name, value in vars(module).items():
+        if name.startswith("__"):
+            continue
+        for item in _walk(value, seen):
+            if isinstance(item, Text):
+                found.append((item.template, None))
+                if str(item) != item.template:
+                    found.append((str(item), item))
+                    DERIVED_FROM[str(item)] = item
+                for inner in list(item.args) + list(item.values.values()):
+                    if isinstance(inner, Text):
+                        found.append((inner.template, None))
+            if dataclasses.is_dataclass(item) and not isinstance(item, type):   # a check's plain sentences
+                for f in dataclasses.fields(item):
+                    held = getattr(item, f.name)
+                    held = list(held.values()) if f.name == "key_hints" else [held]
+                    found += [(text, None) for text in held if f.name in KEYWORDS | {"key_hints"}
+                              and type(text) is str and _is_phrase(text)]
+            if isinstance(item, Named):
+                found.append((repr(item), item))
+                DERIVED_FROM[repr(item)] = item
+    return found
+
+
+def extract(fileobj, keywords, comment_tags, options):
+    """Babel extraction method: (line, funcname, message, comments) for each sentence of one module."""
+    source = fileobj.read().decode(options.get("encoding", "utf-8"))
+    for line, text in source_messages(source):
+        yield line, None, text, []
+    module = options.get("module")
+    if module:
+        for text, made in loaded_messages(module):
+            if not text:
+                continue
+            comments = [f"{DERIVED}: {made.template if hasattr(made, 'template') else repr(made)}"] if made else []
+            yield 0, None, text, comments
+
+
+def sources(root):
+    """The modules whose sentences the checks' catalog holds: helpers/checks/*.py, and every other module
+    of helpers that says sentences with show.say (the progress record, the study group's report)."""
+    helpers = Path(root) / "helpers"
+    found = [p for p in sorted((helpers / "checks").glob("*.py")) if p.name not in SKIPPED]
+    for path in sorted(helpers.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "from helpers.checks.show import" in text and "say(" in text:
+            found.append(path)
+    return found
+
+
+def messages(root, load=True):
+    """A Babel Catalog (a template: no translations) of every sentence in the modules `sources` finds
+    (load=False: from their source alone, without importing them)."""
+    catalog = Catalog(project="inside-transformer-mlp", domain="checks", fuzzy=False)
+    for path in sources(root):
+        where = str(path.relative_to(root))
+        options = {"module": ".".join(path.relative_to(root).with_suffix("").parts) if load else None}
+        with path.open("rb") as fileobj:
+            for line, text, comments, _context in babel_extract(extract, fileobj, options=options):
+                old = catalog.get(text)
+                if old is None:
+                    catalog.add(text, locations=[(where, line or None)], auto_comments=comments)
+                else:
+                    if (where, line or None) not in old.locations:
+                        old.locations.append((where, line or None))
+                    old.auto_comments = sorted(set(old.auto_comments) | set(comments))
+    return catalog
