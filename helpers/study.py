@@ -60,10 +60,6 @@ def exercises():
     return found
 
 
-def _words(template):
-    return recording.mistake_id(template, n_words=99).split("-")
-
-
 def _constants(code):
     """Every string constant in a code object and the functions defined inside it."""
     for const in code.co_consts:
@@ -85,7 +81,7 @@ def _templates(module):
 
 @cache
 def _sentence_index():
-    """({id: template}, {first words: template}) over every sentence the checks can say."""
+    """({digest: template}, {first words: template}) over every sentence the checks can say."""
     import helpers.checks as package
 
     names = [f"{package.__name__}.nb{notebook}" for notebook in exercises()]
@@ -98,12 +94,12 @@ def _sentence_index():
         except ImportError:   # a package of its own (no checks in it) or a module this install lacks
             continue
         for template in _templates(module):
-            words = _words(template)
-            key = "-".join(words[:6])
-            if key not in exact or template.count("{") < exact[key].count("{"):   # the plainest sentence
-                exact[key] = template
+            exact.setdefault(recording.digest(template), template)
+            found = recording.words(template)
             for n in range(1, 7):
-                starts.setdefault("-".join(words[:n]), template)
+                key = "-".join(found[:n])
+                if key not in starts or template.count("{") < starts[key].count("{"):   # the plainest sentence
+                    starts[key] = template
     return exact, starts
 
 
@@ -121,11 +117,11 @@ def check_values(notebook, number):
 def sentence(mistake, lang="en", known=None):
     """The sentence a check says for a mistake id, in `lang`: values the check knows (`known`), others '…'."""
     exact, starts = _sentence_index()
-    template = exact.get(mistake)
-    words = mistake.split("-")
-    for k in range(len(words) - 1, 0, -1):   # a frame's words, then the sentence inside it
-        if template is None and "-".join(words[:k]) in exact:
-            template = starts.get("-".join(words[k:]))
+    slug, _, digits = mistake.rpartition("-")
+    template = exact.get(digits)
+    words = slug.split("-")
+    for k in range(max(len(words) - 2, 1)):   # reworded: the sentence that begins with its words (after a frame's)
+        template = template or starts.get("-".join(words[k:]))
     if template is None:
         return language.translate(say("a mistake this version of the course no longer names ({id})", id=mistake),
                                   lang)

@@ -12,9 +12,10 @@ this file (0 for a not-attempted call); learner is a random tag made with the fi
 leader can see two files from one member. No code, no answers, no sentence from the learner.
 
 A mistake's id is a slug of the first six words of the sentence's template (its {values} left
-out), so rewording the end of a sentence keeps the id; where a template is only values
-("{call} {problem}."), the words come from the sentence inside it. `python -m helpers progress`
-finds the sentence again from the id (helpers.study).
+out), then six hex digits of the template (`mistake_id`): the digits find the exact sentence again,
+and the words find it after its end was reworded. Where a template is only values
+("{call} {problem}."), the sentence inside it names the mistake. `python -m helpers progress` finds
+the sentence again from the id (helpers.study), in English or Korean.
 
 COURSE_RECORD=0 in the environment, or `helpers.checks.record(False)`, turns recording off; under
 pytest (the course's tests, and the notebooks nbval runs) it is off unless COURSE_RECORD=1. A
@@ -22,6 +23,7 @@ folder that cannot be written, a full disk or a damaged file is said once, in wo
 says what it always says.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -82,18 +84,37 @@ def _tell(template, **values):
     print("[progress]", language.translate(say(template, **values)), flush=True)
 
 
-def _words(template):
+def words(template):
+    """The words of a template, lower case, its {values} left out: the stuff of a mistake's id."""
     return re.findall(r"[a-z0-9]+", re.sub(r"\{[^{}]*\}", " ", template).lower())
 
 
-def mistake_id(message, n_words=6):
-    """A stable id for the mistake a sentence names: the first words of its template, as a slug."""
-    words = _words(message.template if isinstance(message, Text) else str(message))
-    if len(words) < 3 and isinstance(message, Text):   # a frame such as "{call} {problem}.": look inside
-        inner = [v for v in (*message.args, *message.values.values()) if isinstance(v, Text) and _words(v.template)]
+def named(message):
+    """The template that names the mistake: the message's own, or inside a frame such as "{call} {problem}."."""
+    template = message.template if isinstance(message, Text) else str(message)
+    if len(words(template)) < 3 and isinstance(message, Text):
+        inner = [v for v in (*message.args, *message.values.values()) if isinstance(v, Text) and words(v.template)]
         if inner:
-            words = (words + mistake_id(inner[0], n_words).split("-"))
-    return "-".join(words[:n_words]) or "unnamed"
+            return named(inner[0])
+    return template
+
+
+def digest(template):
+    return hashlib.sha1(template.encode("utf-8")).hexdigest()[:6]
+
+
+def mistake_id(message, n_words=6):
+    """A stable id for the mistake a sentence names: its first words as a slug, then 6 hex digits of its template.
+
+    "your-z-is-transposed-entry-t-4c1a9e": the words say which mistake it is and survive a rewording
+    of the sentence's end (the report then finds the sentence by them); the digits tell apart two
+    sentences that begin alike. A frame's words ("you predicted ...") come before those of the
+    sentence inside it.
+    """
+    template = message.template if isinstance(message, Text) else str(message)
+    inner = named(message)
+    found = words(template) if inner == template else words(template) + words(inner)
+    return "-".join(found[:n_words] or ["unnamed"]) + "-" + digest(inner)
 
 
 def _exercises_of(module):
