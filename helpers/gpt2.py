@@ -5,9 +5,13 @@
 
 Online (Colab, or with the weights in the local Hugging Face cache) `load` gives GPT-2 small's
 trained weights. Offline it builds a tiny GPT-2 with random weights from a config, with a tokenizer
-trained on the course's text sample, saves both once into a cache folder and loads them with the
-same `from_pretrained` call. It decides which without touching the network (no timeout to wait for).
-Set COURSE_GPT2=tiny or =real to choose, or to the path of a saved model folder.
+trained on the course's text sample, saves both once into a cache folder (COURSE_CACHE) and loads
+them with the same `from_pretrained` call. It decides which from the environment; only fetching
+GPT-2 small touches the network, with a bound in time on every step (helpers.hub), and when the
+weights cannot be fetched it says so in one sentence and runs on the tiny model, unless
+COURSE_GPT2=real asked for GPT-2 small, which then stops in words. Set COURSE_GPT2=tiny or =real to
+choose, or to the path of a saved model folder: one that holds GPT-2 small's trained weights runs as
+GPT-2 small (`holds_gpt2_small` says how that is decided).
 
 GPT-2's checkpoint stores each MLP weight as a Conv1D, (in, out): x @ W + b. nn.Linear, and so the
 course's FFN, stores (out, in). `mlp_from_hf` copies the transpose.
@@ -34,6 +38,7 @@ SAMPLE = "text_sample.txt"       # a few hundred sentences written for the cours
 # The tiny model: GPT-2's architecture at toy size. Bump BUILD when what is built here changes.
 TINY = {"n_layer": 4, "n_embd": 64, "n_head": 4, "n_inner": 256, "n_positions": 128}
 TINY_VOCAB, BUILD, END = 2048, 1, "<|endoftext|>"
+TINY_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")
 
 
 def blocks(model):
@@ -94,7 +99,14 @@ def replace_mlps(model, build):
     return model
 
 
-# --- Which model: decided from the environment, never by waiting on the network ---
+# --- Which model: decided from the environment; the network only with a bound on every step ---
+
+class ModelError(ValueError):
+    """A model that cannot be had, said in sentences that name the setting to change (no traceback in Jupyter)."""
+
+    def _render_traceback_(self):
+        return str(self).splitlines()
+
 
 def _cached(name):
     """True when the model's config, weights and tokenizer are in the local Hugging Face cache."""
@@ -106,12 +118,66 @@ def _cached(name):
         there("model.safetensors") or there("pytorch_model.bin"))
 
 
+WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
+
+
+def _check_folder(folder):
+    """Refuse, naming COURSE_GPT2, a folder that cannot hold a saved model; its config as a dict."""
+    import json
+
+    said = f"{ENV_VAR}={str(folder)!r}"
+    if not (folder / "config.json").is_file():
+        raise ModelError(f"{said} names a folder without a config.json, so it holds no saved model. Set "
+                         f"{ENV_VAR} to a folder written by save_pretrained (the model and its tokenizer), or to "
+                         "tiny or real.")
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelError(f"{said}: its config.json cannot be read ({err}). Save the model again, or set "
+                         f"{ENV_VAR}=tiny.") from None
+    if not any((folder / w).is_file() for w in WEIGHTS):
+        raise ModelError(f"{said} holds a config.json but no weights ({' or '.join(WEIGHTS[:2])}). Save the "
+                         f"model again with save_pretrained, or set {ENV_VAR}=tiny.")
+    return config
+
+
+SMALL = {"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12, "vocab_size": 50257, "n_positions": 1024}
+
+
+def holds_gpt2_small(folder):
+    """True when a model folder holds GPT-2 small's trained weights, decided by what it holds.
+
+    The rule: config.json has GPT-2 small's sizes (SMALL, and d_ff = 4 x 768), and the weights are
+    trained, not freshly initialised: the final LayerNorm's weight (768 numbers, read alone) is not
+    all ones, which every random initialisation (transformers' and the course's) leaves it at.
+    """
+    folder = Path(folder)
+    config = _check_folder(folder)
+    if any(config.get(k) != v for k, v in SMALL.items()) or config.get("n_inner") not in (None, 3072):
+        return False
+    ln_f = None
+    for prefix in ("transformer.", ""):
+        key = f"{prefix}ln_f.weight"
+        if (folder / "model.safetensors").is_file():
+            from safetensors import safe_open
+
+            with safe_open(folder / "model.safetensors", framework="pt") as f:
+                ln_f = f.get_tensor(key) if key in f.keys() else None
+        elif (folder / "pytorch_model.bin").is_file():
+            ln_f = torch.load(folder / "pytorch_model.bin", map_location="cpu", mmap=True, weights_only=True).get(key)
+        if ln_f is not None:
+            break
+    return ln_f is not None and not torch.all(ln_f == 1).item()
+
+
 def choose(name=REAL):
     """("real" | "tiny" | a folder, why): which model load() will use, and the reason in words."""
     wanted = os.environ.get(ENV_VAR, "auto").strip() or "auto"
     if wanted not in ("auto", "real", "tiny"):
         if not Path(wanted).is_dir():
-            raise ValueError(f"{ENV_VAR}={wanted!r} is none of auto, real, tiny, nor a model folder")
+            raise ModelError(f"{ENV_VAR}={wanted!r} is none of auto, real, tiny, nor a model folder (no folder "
+                             "is at that path). Set it to one of these, or unset it.")
+        _check_folder(Path(wanted))
         return wanted, f"{ENV_VAR} names this folder"
     if wanted != "auto":
         return wanted, f"{ENV_VAR}={wanted}"
@@ -138,18 +204,73 @@ def _no_progress_bars():
             hf_logging.enable_progress_bar()
 
 
-def load(name=REAL, device=None, verbose=True):
-    """(model, tokenizer, real): GPT-2 small (real=True) or the tiny random GPT-2, in eval mode on device."""
+def _from_folder(where, local=True):
+    """(model, tokenizer) saved in `where` (a folder or a cached hub name), never asking the network."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    with _no_progress_bars():
+        return (AutoModelForCausalLM.from_pretrained(where, local_files_only=local),
+                AutoTokenizer.from_pretrained(where, local_files_only=local))
+
+
+def _first_line(err):
+    return f"{type(err).__name__}: " + (str(err).strip().splitlines() or [""])[0]
+
+
+def _load_tiny():
+    """The tiny model from its cache folder; a damaged folder is built again once, else named."""
+    folder = build_tiny()
+    try:
+        return _from_folder(str(folder))
+    except Exception as err:  # noqa: BLE001 - a half-written or damaged cache: build it again
+        damage = _first_line(err)
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"The tiny model's cache in {folder} was damaged ({damage}): building it again.")
+    try:
+        return _from_folder(str(build_tiny()))
+    except Exception as err:  # noqa: BLE001
+        raise ModelError(f"The tiny model's cache in {folder} cannot be loaded ({_first_line(err)}). Delete that "
+                         "folder and run again, or set COURSE_CACHE to another folder.") from None
+
+
+def _fetch_real(name, why):
+    """("real", why) once GPT-2 small is in the local cache, else ("tiny", why) or a ModelError if asked for."""
+    from helpers import hub
+
+    if _cached(name):
+        return "real", why
+    problem = hub.fetch(name)
+    if problem is None and _cached(name):
+        return "real", why
+    problem = problem or "its files are not complete in the cache after fetching"
+    if os.environ.get(ENV_VAR, "").strip() == "real":
+        raise ModelError(f"{ENV_VAR}=real asks for GPT-2 small, whose weights cannot be fetched: {problem}. "
+                         f"Connect to the network and run again, or set {ENV_VAR}=tiny (or to a folder holding a "
+                         "saved GPT-2) to go on without it.")
+    print(f"GPT-2 small's weights cannot be fetched ({problem}): this runs on the tiny model instead "
+          f"(set {ENV_VAR}=real to insist, or {ENV_VAR}=tiny to skip trying).")
+    return "tiny", "GPT-2 small's weights could not be fetched"
+
+
+def load(name=REAL, device=None, verbose=True):
+    """(model, tokenizer, real): GPT-2 small (real=True) or the tiny random GPT-2, in eval mode on device."""
     validate.instance_of(name, "name", str, '(a Hugging Face model id, "tiny" or a model folder)')
     source, why = choose(name)
-    real = source == "real"
-    where = {"real": name, "tiny": str(build_tiny())}.get(source, source)
-    local = not real or _cached(name)                      # never ask the network for a local model
-    with _no_progress_bars():
-        model = AutoModelForCausalLM.from_pretrained(where, local_files_only=local)
-        tokenizer = AutoTokenizer.from_pretrained(where, local_files_only=local)
+    if source == "real":
+        source, why = _fetch_real(name, why)
+    if source == "tiny":
+        model, tokenizer = _load_tiny()
+    elif source == "real":
+        model, tokenizer = _from_folder(name)
+    else:
+        try:
+            model, tokenizer = _from_folder(source)
+        except Exception as err:  # noqa: BLE001 - transformers' words, put into a sentence
+            raise ModelError(f"{ENV_VAR}={source!r} names a folder that transformers cannot load as a model "
+                             f"({_first_line(err)}). Save it again with save_pretrained, or set {ENV_VAR}=tiny.") from None
+    real = source == "real" or (source != "tiny" and holds_gpt2_small(source))
+    if real and source not in ("real", "tiny"):
+        why = f"{ENV_VAR} names this folder, which holds GPT-2 small's trained weights"
     model = model.to(pick_device(device)).eval()
     model.config._name_or_path = name if real else ("tiny-random-gpt2" if source == "tiny" else source)
     if verbose:
@@ -164,7 +285,7 @@ def banner(model, real, why=""):
     if real:
         line = f"Model: GPT-2 small with its trained weights ({shape})."
     else:
-        line = (f"Model: a tiny GPT-2 with RANDOM weights ({shape}). "
+        line = (f"Model: {'a tiny GPT-2' if c.n_embd < SMALL['n_embd'] else 'a GPT-2'} with RANDOM weights ({shape}). "
                 "Numbers marked (real weights) mean something only on GPT-2 small.")
     return f"{line}\nWhy this model: {why or 'chosen by the caller'}."
 
@@ -178,9 +299,19 @@ def sample_lines():
 
 def cache_dir():
     """Where built models live: $COURSE_CACHE, else ~/.cache/inside-transformer-mlp (outside the repository)."""
-    if os.environ.get("COURSE_CACHE"):
-        return Path(os.environ["COURSE_CACHE"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "inside-transformer-mlp"
+    if not os.environ.get("COURSE_CACHE"):
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "inside-transformer-mlp"
+    folder = Path(os.environ["COURSE_CACHE"]).expanduser()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        writable = os.access(folder, os.W_OK | os.X_OK)
+    except OSError as err:
+        raise ModelError(f"COURSE_CACHE={str(folder)!r} cannot be a folder ({err.strerror or err}). Set it to a "
+                         "folder you can write to, or unset it to use ~/.cache.") from None
+    if not writable:
+        raise ModelError(f"COURSE_CACHE={str(folder)!r} is a folder you cannot write to. Set it to one you can, "
+                         "or unset it to use ~/.cache.")
+    return folder
 
 
 def _fingerprint():
@@ -228,8 +359,10 @@ def build_tiny(folder=None):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     folder = Path(folder) if folder is not None else cache_dir() / f"tiny-gpt2-{_fingerprint()}"
-    if (folder / "config.json").is_file():
+    if all((folder / f).is_file() for f in TINY_FILES):
         return folder
+    if folder.exists():                                    # a part is missing: build it whole again
+        shutil.rmtree(folder, ignore_errors=True)
     tokenizer = train_tokenizer(sample_lines())
     end = tokenizer.convert_tokens_to_ids(END)
     config = GPT2Config(vocab_size=len(tokenizer), bos_token_id=end, eos_token_id=end, **TINY)
@@ -244,7 +377,7 @@ def build_tiny(folder=None):
         partial.replace(folder)                            # atomic: a reader never sees half a model
     except OSError:                                        # another process finished first
         shutil.rmtree(partial, ignore_errors=True)
-        if not (folder / "config.json").is_file():
+        if not all((folder / f).is_file() for f in TINY_FILES):
             raise
     return folder
 

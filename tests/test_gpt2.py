@@ -105,6 +105,10 @@ def test_choose_never_needs_the_network(monkeypatch, tmp_path):
     monkeypatch.setenv("COURSE_GPT2", "tiny")
     assert gpt2.choose() == ("tiny", "COURSE_GPT2=tiny")
     monkeypatch.setenv("COURSE_GPT2", str(tmp_path))
+    with pytest.raises(ValueError, match="names a folder without a config.json"):
+        gpt2.choose()
+    model, _ = random_gpt2(0)
+    model.save_pretrained(tmp_path)
     assert gpt2.choose()[0] == str(tmp_path)
     monkeypatch.setenv("COURSE_GPT2", "gpt-5")
     with pytest.raises(ValueError, match="none of auto, real, tiny"):
