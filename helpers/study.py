@@ -86,7 +86,7 @@ def _sentence_index():
 
     names = [f"{package.__name__}.nb{notebook}" for notebook in exercises()]
     names += [f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
-              if not info.name.startswith("nb")]
+              if not info.name.startswith("nb") and info.name not in ("language", "recording", "state")]
     exact, starts = {}, {}
     for name in names:
         try:
@@ -98,7 +98,7 @@ def _sentence_index():
             found = recording.words(template)
             for n in range(1, 7):
                 key = "-".join(found[:n])
-                if key not in starts or template.count("{") < starts[key].count("{"):   # the plainest sentence
+                if key not in starts or len(template) < len(starts[key]):   # the shortest: a frame before its uses
                     starts[key] = template
     return exact, starts
 
@@ -118,10 +118,12 @@ def sentence(mistake, lang="en", known=None):
     """The sentence a check says for a mistake id, in `lang`: values the check knows (`known`), others '…'."""
     exact, starts = _sentence_index()
     slug, _, digits = mistake.rpartition("-")
+    if not re.fullmatch(r"[0-9a-f]{6}", digits):   # an id without its digits: words alone
+        slug, digits = mistake, ""
     template = exact.get(digits)
-    words = slug.split("-")
+    words = [w for w in slug.split("-") if w]
     for k in range(max(len(words) - 2, 1)):   # reworded: the sentence that begins with its words (after a frame's)
-        template = template or starts.get("-".join(words[k:]))
+        template = template or starts.get("-".join(words[k:]) or "-")
     if template is None:
         return language.translate(say("a mistake this version of the course no longer names ({id})", id=mistake),
                                   lang)

@@ -10,7 +10,7 @@ from helpers.checks import language
 from helpers.checks.show import say
 
 DONE, TRIED = "#0072B2", "#56B4E9"   # Okabe-Ito blue and sky blue (helpers.plots.COLORS), colour-blind safe
-ROW, LABEL, BAR = 22, 260, 420       # px: one bar's row, the labels' column, a full bar (every member)
+ROW, LABEL, BAR = 22, 320, 420       # px: one bar's row, the labels' column, a full bar (every member)
 
 CSS = """
 body { font: 16px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
@@ -34,7 +34,7 @@ def chart(data, lang):
     for i, (number, row) in enumerate(rows):
         y = 10 + i * ROW
         label = f"{number} · " + language.translate(row["title"], lang)
-        label = label if len(label) <= 38 else label[:37] + "…"
+        label = label if len(label) <= 42 else label[:41] + "…"
         done, tried = BAR * row["done"] / members, BAR * row["attempted"] / members
         parts.append(f'<text x="{LABEL - 6}" y="{y + 14}" text-anchor="end">{escape(label)}</text>')
         parts.append(f'<rect class="done" x="{LABEL}" y="{y + 2}" width="{done:.1f}" height="{ROW - 6}" '

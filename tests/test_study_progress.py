@@ -339,3 +339,17 @@ def test_records_of_the_korean_edition_give_a_korean_table(here):
     assert records(here)[0]["lang"] == "ko"
     out = said(lambda: study.main([]))[1]
     assert "나의 진행 상황" in out and "연습 1 (어느 행이 바뀔까요?)" in out and "완료 (첫 시도)" in out
+
+
+def test_download_in_colab_hands_the_file_to_the_browser(here, monkeypatch):
+    import sys
+    import types
+
+    asked = []
+    colab = types.ModuleType("google.colab")
+    colab.files = types.SimpleNamespace(download=asked.append)
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    nb01.check_rows_moved(1, 1)
+    assert recording.download_progress() == here / recording.FILE_NAME
+    assert asked == [str(here / recording.FILE_NAME)]
