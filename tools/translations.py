@@ -99,9 +99,10 @@ def read_catalog(path):
 
 
 def write_catalog(path, catalog):
-    """Write catalog to path as PO (previous msgids kept, obsolete entries kept as #~)."""
+    """Write catalog to path as PO (previous msgids kept, obsolete entries kept as #~; references name the
+    file without a line, so that moving code does not rewrite the catalog)."""
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=100, include_previous=True, sort_output=False)
+    write_po(buffer, catalog, width=100, include_previous=True, sort_output=False, include_lineno=False)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(buffer.getvalue())
 
