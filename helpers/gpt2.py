@@ -27,12 +27,13 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from helpers import activations, validate
+from helpers import activations, hub, validate
 from helpers.data import data_path
 from helpers.device import pick_device
 from helpers.ffn import FFN
 
 REAL = "openai-community/gpt2"
+ModelError, holds_gpt2_small = hub.ModelError, hub.holds_gpt2_small   # part of this module's API
 ENV_VAR = "COURSE_GPT2"          # auto (default), real, tiny, or a model folder
 SAMPLE = "text_sample.txt"       # a few hundred sentences written for the course (data/)
 # The tiny model: GPT-2's architecture at toy size. Bump BUILD when what is built here changes.
@@ -101,75 +102,6 @@ def replace_mlps(model, build):
 
 # --- Which model: decided from the environment; the network only with a bound on every step ---
 
-class ModelError(ValueError):
-    """A model that cannot be had, said in sentences that name the setting to change (no traceback in Jupyter)."""
-
-    def _render_traceback_(self):
-        return str(self).splitlines()
-
-
-def _cached(name):
-    """True when the model's config, weights and tokenizer are in the local Hugging Face cache."""
-    from huggingface_hub import try_to_load_from_cache
-
-    def there(filename):
-        return isinstance(try_to_load_from_cache(name, filename), str)
-    return there("config.json") and there("tokenizer.json") and (
-        there("model.safetensors") or there("pytorch_model.bin"))
-
-
-WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
-
-
-def _check_folder(folder):
-    """Refuse, naming COURSE_GPT2, a folder that cannot hold a saved model; its config as a dict."""
-    import json
-
-    said = f"{ENV_VAR}={str(folder)!r}"
-    if not (folder / "config.json").is_file():
-        raise ModelError(f"{said} names a folder without a config.json, so it holds no saved model. Set "
-                         f"{ENV_VAR} to a folder written by save_pretrained (the model and its tokenizer), or to "
-                         "tiny or real.")
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelError(f"{said}: its config.json cannot be read ({err}). Save the model again, or set "
-                         f"{ENV_VAR}=tiny.") from None
-    if not any((folder / w).is_file() for w in WEIGHTS):
-        raise ModelError(f"{said} holds a config.json but no weights ({' or '.join(WEIGHTS[:2])}). Save the "
-                         f"model again with save_pretrained, or set {ENV_VAR}=tiny.")
-    return config
-
-
-SMALL = {"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12, "vocab_size": 50257, "n_positions": 1024}
-
-
-def holds_gpt2_small(folder):
-    """True when a model folder holds GPT-2 small's trained weights, decided by what it holds.
-
-    The rule: config.json has GPT-2 small's sizes (SMALL, and d_ff = 4 x 768), and the weights are
-    trained, not freshly initialised: the final LayerNorm's weight (768 numbers, read alone) is not
-    all ones, which every random initialisation (transformers' and the course's) leaves it at.
-    """
-    folder = Path(folder)
-    config = _check_folder(folder)
-    if any(config.get(k) != v for k, v in SMALL.items()) or config.get("n_inner") not in (None, 3072):
-        return False
-    ln_f = None
-    for prefix in ("transformer.", ""):
-        key = f"{prefix}ln_f.weight"
-        if (folder / "model.safetensors").is_file():
-            from safetensors import safe_open
-
-            with safe_open(folder / "model.safetensors", framework="pt") as f:
-                ln_f = f.get_tensor(key) if key in f.keys() else None
-        elif (folder / "pytorch_model.bin").is_file():
-            ln_f = torch.load(folder / "pytorch_model.bin", map_location="cpu", mmap=True, weights_only=True).get(key)
-        if ln_f is not None:
-            break
-    return ln_f is not None and not torch.all(ln_f == 1).item()
-
-
 def choose(name=REAL):
     """("real" | "tiny" | a folder, why): which model load() will use, and the reason in words."""
     wanted = os.environ.get(ENV_VAR, "auto").strip() or "auto"
@@ -177,11 +109,11 @@ def choose(name=REAL):
         if not Path(wanted).is_dir():
             raise ModelError(f"{ENV_VAR}={wanted!r} is none of auto, real, tiny, nor a model folder (no folder "
                              "is at that path). Set it to one of these, or unset it.")
-        _check_folder(Path(wanted))
+        hub.check_folder(Path(wanted), ENV_VAR)
         return wanted, f"{ENV_VAR} names this folder"
     if wanted != "auto":
         return wanted, f"{ENV_VAR}={wanted}"
-    if _cached(name):
+    if hub.cached(name):
         return "real", "its weights are in the local Hugging Face cache"
     if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes", "on"):
         return "tiny", "HF_HUB_OFFLINE is set and the weights are not in the local cache"
@@ -235,12 +167,10 @@ def _load_tiny():
 
 def _fetch_real(name, why):
     """("real", why) once GPT-2 small is in the local cache, else ("tiny", why) or a ModelError if asked for."""
-    from helpers import hub
-
-    if _cached(name):
+    if hub.cached(name):
         return "real", why
     problem = hub.fetch(name)
-    if problem is None and _cached(name):
+    if problem is None and hub.cached(name):
         return "real", why
     problem = problem or "its files are not complete in the cache after fetching"
     if os.environ.get(ENV_VAR, "").strip() == "real":
@@ -268,7 +198,7 @@ def load(name=REAL, device=None, verbose=True):
         except Exception as err:  # noqa: BLE001 - transformers' words, put into a sentence
             raise ModelError(f"{ENV_VAR}={source!r} names a folder that transformers cannot load as a model "
                              f"({_first_line(err)}). Save it again with save_pretrained, or set {ENV_VAR}=tiny.") from None
-    real = source == "real" or (source != "tiny" and holds_gpt2_small(source))
+    real = source == "real" or (source != "tiny" and hub.holds_gpt2_small(source))
     if real and source not in ("real", "tiny"):
         why = f"{ENV_VAR} names this folder, which holds GPT-2 small's trained weights"
     model = model.to(pick_device(device)).eval()
@@ -285,7 +215,7 @@ def banner(model, real, why=""):
     if real:
         line = f"Model: GPT-2 small with its trained weights ({shape})."
     else:
-        line = (f"Model: {'a tiny GPT-2' if c.n_embd < SMALL['n_embd'] else 'a GPT-2'} with RANDOM weights ({shape}). "
+        line = (f"Model: {'a tiny GPT-2' if c.n_embd < hub.SMALL['n_embd'] else 'a GPT-2'} with RANDOM weights ({shape}). "
                 "Numbers marked (real weights) mean something only on GPT-2 small.")
     return f"{line}\nWhy this model: {why or 'chosen by the caller'}."
 
