@@ -40,7 +40,7 @@ FILE_NAME = "course-progress.jsonl"
 FORMAT = 1
 VERDICTS = ("correct", "mistake", "not attempted")
 _on = [None]          # None: follow COURSE_RECORD; True or False: record() decided
-_state = {"path": None, "learner": None, "tries": {}, "said": set(), "failed": False}
+_state = {"file": None, "learner": None, "tries": {}, "said": set(), "failed": False}
 _index = {"modules": None, "count": 0, "exercises": {}}
 
 CANNOT_WRITE = ("could not write your progress to {path} ({reason}). Your checks work as before; "
@@ -58,7 +58,7 @@ def record(on=True):
 
 def forget():
     """Start afresh: the next verdict reads the progress file again, and a problem is said again."""
-    _state.update(path=None, learner=None, tries={}, said=set(), failed=False)
+    _state.update(file=None, learner=None, tries={}, said=set(), failed=False)
 
 
 def recording():
@@ -195,13 +195,13 @@ def note(exercise, feedback):
         found = notebook_of(exercise)
         if found is None:   # a check made outside the course's notebooks
             return
-        path = os.path.join(os.getcwd(), FILE_NAME)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(FILE_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)   # in the working folder
         try:
             found_file = os.fstat(fd)
-            if (path, found_file.st_ino) != _state["path"] or not found_file.st_size:   # new session, or new file
-                _load(Path(path))
-                _state["path"] = (path, found_file.st_ino)
+            which = (found_file.st_dev, found_file.st_ino)
+            if which != _state["file"] or not found_file.st_size:   # a new session, folder or file
+                _load(Path(FILE_NAME))
+                _state["file"] = which
             os.write(fd, _line(found, feedback).encode("utf-8"))
         finally:
             os.close(fd)
