@@ -6,6 +6,7 @@ tests/data/korean_checks_before_po.json is the checks' Korean catalog as it stoo
 notebooks committed in notebooks/ko/ are what the former JSON translations rendered.
 """
 
+import fnmatch
 import json
 import shutil
 
@@ -25,6 +26,18 @@ def test_the_compiled_checks_catalog_is_a_fresh_compile_of_checks_po():
     fresh = translations.compiled(translations.read_catalog(translations.CHECKS_PO))
     assert translations.CHECKS_MO.read_bytes() == fresh, \
         "helpers/locale/ko/LC_MESSAGES/checks.mo is not checks.po compiled: run `make ko-extract`"
+
+
+def test_the_wheel_ships_the_compiled_catalog_where_the_checks_read_it():
+    patterns = _package_data()["helpers"]
+    relative = translations.CHECKS_MO.relative_to(ROOT / "helpers").as_posix()
+    assert any(fnmatch.fnmatch(relative, p) for p in patterns), f"pyproject's package-data ships no {relative}"
+    assert language.LOCALE_DIR / "ko" / "LC_MESSAGES" / "checks.mo" == translations.CHECKS_MO
+
+
+def _package_data():
+    tomllib = pytest.importorskip("tomllib")   # Python 3.11 and later
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
 
 
 def test_every_check_sentence_of_before_the_move_says_the_same_korean():

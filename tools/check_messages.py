@@ -1,4 +1,5 @@
-"""A Babel extraction method for the checks' sentences (helpers/checks/*.py).
+"""A Babel extraction method for the checks' sentences (helpers/checks/*.py, and the modules of
+helpers that speak through `show.say`: the progress record, the study group's report).
 
 Babel's own Python extractor finds the first argument of a keyword call. A check's sentences
 are also written as keyword arguments (`why=`, `success=`), as module constants passed by name
@@ -16,7 +17,7 @@ method reads each module twice:
   as filled when a check keeps it filled), and each case's name (`Named`).
 
 Used as `extract(fileobj, keywords, comment_tags, options)`, Babel's signature for an
-extraction method; `messages(root)` runs it over helpers/checks/ and returns a Babel Catalog.
+extraction method; `messages(root)` runs it over `sources(root)` and returns a Babel Catalog.
 """
 
 import ast

@@ -29,6 +29,9 @@ setup cell, which selects the language.
     python tools/translations.py build [NN ...]      # generate, then execute them (make ko)
     python tools/translations.py todo NN             # extract, then list what notebook NN lacks
     python tools/translations.py import-legacy       # fold helpers/checks/korean/*.py into checks.po
+
+A new notebook: `add_notebook(number)` adds its markdown cells and its checks' sentences to the
+catalogs, untranslated, for `status` to list (tools/new_notebook.py calls it).
 """
 
 import difflib
@@ -267,10 +270,11 @@ def update_checks(catalog, template):
     kept = [m for m in catalog if m.id and RUNTIME in m.flags]
     catalog.update(template, update_header_comment=False, update_creation_date=False)
     for message in kept:
-        catalog.obsolete.pop(message.id, None)
-        if message.id in template:   # the code now says it where extraction sees it
+        if catalog.obsolete.pop(message.id, None) is not None:
+            catalog[message.id] = message
+    for message in catalog:
+        if message.id and message.id in template:   # extraction sees it (a fuzzy match copies flags too)
             message.flags.discard(RUNTIME)
-        catalog[message.id] = message
     derive(catalog)
     return catalog
 
