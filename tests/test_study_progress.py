@@ -242,8 +242,14 @@ def test_the_merge_of_odd_files(group):
     assert (top["exercise"], top["count"], top["members"]) == (2, 4, 3)
     assert top["sentence"].startswith("your Z is transposed: entry (t, j) landed at Z[j, t].")
     assert top["cell"] == {"tag": "exercise-2", "heading": "Exercise 2 (core)"}
-    korean = study_group.report(members, notes, "ko")["notebooks"][0]["mistakes"][0]
+    from helpers.checks import language
+
+    language.MISSES.clear()
+    in_korean = {**study_group.report(members, notes, "ko"), "files": 7}
+    korean = in_korean["notebooks"][0]["mistakes"][0]
     assert korean["sentence"].startswith("Z가 전치되어 있습니다") and korean["cell"]["heading"] == "연습 2 (핵심)"
+    study_group.show_report(in_korean), study_page.page(in_korean)
+    assert not language.MISSES, f"said in English in the Korean report: {language.MISSES}"
 
 
 def test_the_merge_command_never_crashes(group):
@@ -337,8 +343,10 @@ def test_records_of_the_korean_edition_give_a_korean_table(here):
     finally:
         language.use("en")
     assert records(here)[0]["lang"] == "ko"
+    language.MISSES.clear()
     out = said(lambda: study.main([]))[1]
     assert "나의 진행 상황" in out and "연습 1 (어느 행이 바뀔까요?)" in out and "완료 (첫 시도)" in out
+    assert not language.MISSES
 
 
 def test_download_in_colab_hands_the_file_to_the_browser(here, monkeypatch):
