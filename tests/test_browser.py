@@ -1,8 +1,10 @@
 """A real browser: JupyterLab on loopback, driven by headless Chromium (Playwright).
 
-Opens every notebook, runs all cells, and checks that no error or stderr output
+Runs all cells of the notebooks whose front end differs, and checks that no error or stderr output
 appears in the page; on notebook 01 it moves a slider and checks the figure changes, and
-opens it as live slides (RISE) with the network blocked. Every notebook in RISE: each slide fits
+opens it as live slides (RISE) with the network blocked. A presenter's steps from
+docs/INSTRUCTOR.md: notebook 05 in a full-screen slideshow, its demo run on the slide, a slider
+moved and the figure redrawn, offline. Every notebook in RISE: each slide fits
 a 1280x720 screen without scrolling. A stored demo says, before its kernel runs, that it needs
 one; in projector mode its controls are enlarged, and controls and figure fit one 1280x720 screen
 (at 150% zoom too, without running off the right edge). Chromium is started by
@@ -121,7 +123,15 @@ def open_and_run_all(browser, lab, name, timeout_s=240):
     return page, n_code, len(done)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+# Run All in the browser only where the front end differs: kernel errors already fail nbval, which
+# runs every notebook. What nbval cannot see is the page: widget views that fail to render, a
+# display update that lands in the wrong output, stderr printed by JupyterLab's own renderers.
+# 01's demo is a plain LiveFigure; 10's cells start worker processes from the kernel. (Projector
+# mode has a test of its own below, on a stored demo.)
+RUN_ALL = [p for p in NOTEBOOKS if p.name.startswith(("01_", "10_"))]
+
+
+@pytest.mark.parametrize("path", RUN_ALL, ids=[p.stem for p in RUN_ALL])
 def test_notebook_runs_in_jupyterlab_without_errors(browser, lab, path):
     page, n_code, n_done = open_and_run_all(browser, lab, path.name)
     try:
@@ -179,6 +189,59 @@ def test_rise_shows_the_first_slide_offline(browser, lab):
 
 
 SCREEN = {"width": 1280, "height": 720}
+FULL_SCREEN = "Open the slideshow in full screen"   # the RISE preview's toolbar button
+
+
+def test_a_demo_runs_and_answers_on_a_full_screen_slide_offline(browser, lab):
+    """The guide's steps: select the demo cell, Alt+R, the preview's full-screen button, Ctrl+Enter
+    on the slide; then a slider moved on the slide redraws the figure. No request leaves the machine.
+    With jupyterlab_widgets 3.0.11 or later the slideshow's widget manager fails to load (RISE's app
+    has no @jupyterlab/console), and the cell shows only its text stand-in."""
+    base, token = lab
+    shut_down_kernels(lab)
+    page = browser.new_page(viewport=SCREEN)
+    attempted = chromium.block_network(page)
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text[:200]))
+    try:
+        page.goto(f"{base}/lab/tree/05_swiglu_gate.ipynb?reset&token={token}")
+        cell = page.locator(f"{NOTEBOOK} .jp-CodeCell", has_text="demo.show()")
+        cell.locator(".jp-InputPrompt").click(timeout=90_000)
+        page.keyboard.press("Escape")          # command mode: Alt+R needs the notebook focused
+        page.keyboard.press("Alt+r")
+        slides = page.wait_for_selector("iframe[src*='/rise/']", timeout=60_000).content_frame()
+        slides.locator(".reveal.ready .slides > section.present").first.wait_for(timeout=90_000)
+        page.get_by_title(FULL_SCREEN).click()   # once the slides show: before, the click is lost
+        slides.wait_for_function("() => document.fullscreenElement && document.fullscreenElement.matches('div.reveal')",
+                                 timeout=30_000)
+        size = slides.evaluate("() => { const r = document.fullscreenElement.getBoundingClientRect();"
+                               " return [r.width, r.height]; }")
+        assert size == [SCREEN["width"], SCREEN["height"]], f"the full-screen slideshow is {size}"
+        # The slideshow opens at the selected cell's slide: the demo.
+        demo = slides.locator(".reveal section.present .jp-CodeCell", has_text="demo.show()")
+        demo.locator(".jp-InputArea-editor").click(timeout=60_000)
+        page.keyboard.press("Control+Enter")   # run it and stay on the slide (Shift+Enter moves on)
+        try:
+            demo.locator(".widget-slider").first.wait_for(timeout=120_000)
+        except PlaywrightTimeout:
+            raise AssertionError(f"the demo ran on the slide but showed no controls; console errors: {errors[:3]}") from None
+        image = demo.locator(".jp-OutputArea-output img").first
+        image.wait_for(timeout=60_000)
+        before = image.get_attribute("src")
+        handle = demo.locator(".widget-slider .noUi-handle, .widget-slider .ui-slider-handle").first
+        box = handle.bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x - 80, y, steps=8)
+        page.mouse.up()
+        slides.wait_for_function(
+            "b => [...document.querySelectorAll('.reveal section.present .jp-OutputArea-output img')].some(i => i.src !== b)",
+            arg=before, timeout=60_000)
+        remote = [r for r in attempted if r != ("image", BADGE_IMAGE)]
+        assert not remote, f"the slideshow asked the network for {remote}"
+    finally:
+        page.close()
 # The present RISE slide: the box around everything visible on it, figures not fully on screen,
 # and anything scrolled (RISE's scroll fallback, or content cut off).
 RISE_MEASURE = """() => {
