@@ -1,0 +1,263 @@
+"""A sparse autoencoder (Bricken et al. 2023) and a transcoder (Dunefsky et al. 2024), with their metrics.
+
+SAE:  f = ReLU(W_enc (x - b_dec) + b_enc)   codes, (N, n_features), mostly zero
+      x_hat = W_dec f + b_dec               reconstruction, (N, d_in)
+loss = mean over the batch of ||x - x_hat||^2 (summed over d_in)
+       + l1_coeff * mean over the batch of ||f||_1 (summed over the features).
+W_dec's columns (one per feature) are kept at unit norm, so the L1 term cannot be dodged by
+shrinking f and growing W_dec: after every step they are rescaled, and before it the part of
+their gradient along themselves is removed (it would only change their length).
+A transcoder reads the MLP's input and writes the MLP's output through the same sparse layer.
+The last functions read notebook 12's fact model: MLP activations at the word where a fact is
+recalled, and the model's loss and recall with a reconstruction spliced in their place.
+"""
+
+import torch
+from torch import nn
+
+from helpers import kv_memory, validate
+
+
+class SparseAutoencoder(nn.Module):
+    """x (N, d_in) -> (x_hat (N, d_in), f (N, n_features)). W_enc (n_features, d_in), W_dec (d_in, n_features).
+
+    d_out is for the Transcoder below, whose decoder writes another width than it reads.
+    """
+
+    def __init__(self, d_in, n_features, d_out=None, generator=None, dtype=torch.float32):
+        super().__init__()
+        d_in = validate.positive_int(d_in, "d_in")
+        n_features = validate.positive_int(n_features, "n_features")
+        d_out = d_in if d_out is None else validate.positive_int(d_out, "d_out")
+        validate.float_dtype(dtype, "dtype")
+        if generator is not None:
+            validate.instance_of(generator, "generator", torch.Generator, "(torch.Generator().manual_seed(0))")
+        W_dec = torch.randn(d_out, n_features, generator=generator, dtype=torch.float64)
+        W_dec = W_dec / W_dec.norm(dim=0)                       # unit columns: one direction per feature
+        W_enc = torch.randn(n_features, d_in, generator=generator, dtype=torch.float64)
+        W_enc = W_dec.T if d_out == d_in else W_enc / d_in ** 0.5   # an SAE starts with tied weights
+        self.W_enc = nn.Parameter(W_enc.to(dtype).contiguous())
+        self.b_enc = nn.Parameter(torch.zeros(n_features, dtype=dtype))
+        self.W_dec = nn.Parameter(W_dec.to(dtype))
+        self.b_dec = nn.Parameter(torch.zeros(d_out, dtype=dtype))
+
+    def check_input(self, x):
+        """Refuse x unless it is (N, d_in), in the weights' dtype and on their device."""
+        validate.tensor(x, "x")
+        validate.ndim(x, "x", 2)
+        if x.shape[1] != self.W_enc.shape[1]:
+            raise ValueError(f"x has {x.shape[1]} columns but this {type(self).__name__} expects "
+                             f"d_in={self.W_enc.shape[1]}")
+        validate.matches_weight(x, self.W_enc, type(self).__name__)
+
+    def encode(self, x):
+        """x (N, d_in) -> codes f (N, n_features), >= 0."""
+        self.check_input(x)
+        return torch.relu((x - self.b_dec) @ self.W_enc.T + self.b_enc)
+
+    def decode(self, f):
+        """codes f (N, n_features) -> (N, d_out): a sum of decoder columns, plus b_dec."""
+        return f @ self.W_dec.T + self.b_dec
+
+    def forward(self, x):
+        f = self.encode(x)
+        return self.decode(f), f
+
+    @torch.no_grad()
+    def normalise_decoder_(self):
+        """Rescale every column of W_dec to unit norm, in place."""
+        self.W_dec /= self.W_dec.norm(dim=0).clamp(min=1e-12)
+
+    @torch.no_grad()
+    def remove_parallel_grad_(self):
+        """Take from W_dec.grad, column by column, its component along W_dec (unit columns)."""
+        if self.W_dec.grad is not None:
+            along = (self.W_dec.grad * self.W_dec).sum(0)        # (n_features,) grad . column
+            self.W_dec.grad -= along * self.W_dec
+
+
+class Transcoder(SparseAutoencoder):
+    """MLP input x (N, d_in) -> (MLP output estimate (N, d_out), f (N, n_features)); nothing subtracted first."""
+
+    def __init__(self, d_in, n_features, d_out, generator=None, dtype=torch.float32):
+        super().__init__(d_in, n_features, validate.positive_int(d_out, "d_out"), generator, dtype)
+
+    def encode(self, x):
+        """x (N, d_in) -> codes f (N, n_features): ReLU(W_enc x + b_enc)."""
+        self.check_input(x)
+        return torch.relu(x @ self.W_enc.T + self.b_enc)
+
+
+def loss_terms(target, x_hat, f):
+    """(reconstruction, l1): mean over the batch (axis 0) of sum_j (target - x_hat)_j^2 and of sum_i |f_i|."""
+    return (target - x_hat).pow(2).sum(-1).mean(0), f.abs().sum(-1).mean(0)
+
+
+def _data(x, name, dtype=None):
+    """A finite floating 2-D tensor (N, width), N >= 2."""
+    validate.tensor(x, name)
+    validate.ndim(x, name, 2)
+    if not x.is_floating_point():
+        raise TypeError(f"{name} must hold floating-point numbers, got dtype {x.dtype}")
+    if len(x) < 2:
+        raise ValueError(f"{name} must hold at least 2 rows (inputs), got {len(x)}")
+    validate.finite(x, name)
+    return x.detach().to(dtype or x.dtype)
+
+
+def fit(module, inputs, targets, l1_coeff, steps, lr=1e-3, batch=None, generator=None, log_every=0):
+    """Adam on loss_terms, decoder columns kept at unit norm; returns losses (steps,).
+
+    batch=None: every row each step; else `batch` rows drawn by `generator` each step.
+    """
+    validate.instance_of(module, "module", SparseAutoencoder)
+    l1_coeff = validate.non_negative_number(l1_coeff, "l1_coeff")
+    steps = validate.positive_int(steps, "steps")
+    lr = validate.positive_number(lr, "lr")
+    if batch is not None:
+        batch = validate.positive_int(batch, "batch")
+        validate.instance_of(generator, "generator", torch.Generator, "(needed with batch)")
+    optimizer = torch.optim.Adam(module.parameters(), lr=lr)
+    losses = torch.empty(steps, dtype=torch.float64)
+    for step in range(steps):
+        rows = slice(None) if batch is None else torch.randint(len(inputs), (batch,), generator=generator)
+        x_hat, f = module(inputs[rows])
+        reconstruction, l1 = loss_terms(targets[rows], x_hat, f)
+        loss = reconstruction + l1_coeff * l1
+        optimizer.zero_grad()
+        loss.backward()
+        module.remove_parallel_grad_()                          # a column's length is not the optimiser's
+        optimizer.step()
+        module.normalise_decoder_()
+        losses[step] = loss.item()
+        if log_every and (step % log_every == 0 or step == steps - 1):
+            print(f"step {step:5d}  reconstruction {reconstruction.item():.4f}  L1 {l1.item():.3f}")
+    return losses
+
+
+def train_sae(acts, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128, dtype=None):
+    """An SAE trained on acts (N, d_in) from its own generator; returns (sae, losses (steps,)).
+
+    b_dec starts at the mean of acts, so the encoder first sees centred inputs. Each step draws
+    `batch` rows (None: all of them); the generator seeded with `seed` draws the start and the rows.
+    """
+    acts = _data(acts, "acts", dtype)
+    seed = validate.non_negative_int(seed, "seed")
+    generator = torch.Generator().manual_seed(seed)
+    sae = SparseAutoencoder(acts.shape[1], n_features, generator=generator, dtype=acts.dtype)
+    with torch.no_grad():
+        sae.b_dec.copy_(acts.mean(0))
+    return sae, fit(sae, acts, acts, l1_coeff, steps, lr, batch, generator)
+
+
+def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128, dtype=None):
+    """A Transcoder from inputs (N, d_in) to outputs (N, d_out); returns (transcoder, losses (steps,))."""
+    inputs, outputs = _data(inputs, "inputs", dtype), _data(outputs, "outputs", dtype)
+    if len(inputs) != len(outputs):
+        raise ValueError(f"inputs and outputs must hold the same number of rows, got {len(inputs)} "
+                         f"and {len(outputs)}")
+    seed = validate.non_negative_int(seed, "seed")
+    generator = torch.Generator().manual_seed(seed)
+    tc = Transcoder(inputs.shape[1], n_features, outputs.shape[1], generator=generator, dtype=inputs.dtype)
+    with torch.no_grad():
+        tc.b_dec.copy_(outputs.mean(0))
+    return tc, fit(tc, inputs, outputs.to(inputs.dtype), l1_coeff, steps, lr, batch, generator)
+
+
+# Metrics ------------------------------------------------------------------------------------------
+
+def variance_explained(x, x_hat):
+    """1 - sum ||x - x_hat||^2 / sum ||x - mean(x)||^2, over every row; x, x_hat (N, d)."""
+    x, x_hat = _data(x, "x"), _data(x_hat, "x_hat")
+    if x.shape != x_hat.shape:
+        raise ValueError(f"x_hat must have the shape of x {tuple(x.shape)}, got {tuple(x_hat.shape)}")
+    return (1 - (x - x_hat).pow(2).sum() / (x - x.mean(0)).pow(2).sum()).item()
+
+
+def l0(f):
+    """Mean number of active (> 0) features per input; f (N, n_features)."""
+    return (_data(f, "f") > 0).sum(-1).double().mean().item()
+
+
+def dead_features(f):
+    """(n_features,) True where a feature is never active on these inputs; f (N, n_features)."""
+    return ~(_data(f, "f") > 0).any(0)
+
+
+def facts_per_unit(acts, fact=None):
+    """(units,) for each unit (neuron or feature), how many facts drive it above half its maximum.
+
+    acts (N, units); fact (N,): the fact of each row (several phrasings share one); None: each
+    row is a fact of its own. A unit that never exceeds 0 counts 0 facts.
+    """
+    acts = _data(acts, "acts")
+    fact = torch.arange(len(acts)) if fact is None else validate.tensor(fact, "fact")
+    if fact.shape != (len(acts),) or fact.is_floating_point():
+        raise ValueError(f"fact must hold one integer fact id per row of acts ({len(acts)},), got "
+                         f"dtype {fact.dtype} and shape {tuple(fact.shape)}")
+    top = acts.max(0).values                                       # (units,)
+    above = (acts > 0.5 * top) & (top > 0)                         # (N, units)
+    ids = torch.unique(fact, return_inverse=True)[1]               # 0 .. n_facts - 1
+    per_fact = torch.zeros(int(ids.max()) + 1, acts.shape[1], dtype=torch.long).index_add_(0, ids, above.long())
+    return (per_fact > 0).sum(0)                                   # (units,)
+
+
+# Notebook 12's fact model -------------------------------------------------------------------------
+
+def _site(model, layer, site):
+    """The module whose output is read or replaced: the MLP's neurons (mlp.act) or the whole MLP."""
+    validate.instance_of(model, "model", kv_memory.FactModel, "(from kv_memory.load())")
+    layer = validate.index(layer, "layer", len(model.blocks))
+    validate.choice(site, "site", {"act", "mlp"})
+    return model.blocks[layer].mlp.act if site == "act" else model.blocks[layer].mlp
+
+
+def mlp_activations(model, prompts, layer, site="act"):
+    """(N, width) at each prompt's last word (where the capital is read): the MLP's neurons (d_ff)
+    with site="act", or (inputs, outputs), each (N, d_model), of the whole MLP with site="mlp"."""
+    module = _site(model, layer, site)
+    validate.instance_of(prompts, "prompts", kv_memory.Prompts, "(from kv_memory.make_prompts)")
+    rows, seen = torch.arange(len(prompts.last)), {}
+
+    def keep(mod, inputs, output):
+        seen["in"], seen["out"] = inputs[0][rows, prompts.last], output[rows, prompts.last]
+
+    with torch.no_grad(), kv_memory.hooks({module: keep}):
+        model(prompts.idx)
+    return seen["out"] if site == "act" else (seen["in"], seen["out"])
+
+
+def spliced_loss(model, prompts, layer, new=None, site="act"):
+    """(cross-entropy of the answer, recall) with the site's output at each last word replaced by
+    new (N, width); new=None: the clean model."""
+    module = _site(model, layer, site)
+    validate.instance_of(prompts, "prompts", kv_memory.Prompts, "(from kv_memory.make_prompts)")
+    rows = torch.arange(len(prompts.last))
+
+    def splice(mod, inputs, output):
+        if new is None:
+            return None
+        out = output.clone()
+        out[rows, prompts.last] = new.to(out.dtype)
+        return out
+
+    if new is not None:
+        validate.tensor(new, "new")
+        width = module.c_proj.out_features if site == "mlp" else model.config.d_ff
+        if new.shape != (len(rows), width):
+            raise ValueError(f"new must have shape ({len(rows)}, {width}): one row per prompt, got "
+                             f"{tuple(new.shape)}")
+    with torch.no_grad(), kv_memory.hooks({module: splice}):
+        logits = kv_memory.answer_logits(model(prompts.idx), prompts)   # (N, vocab)
+    loss = torch.nn.functional.cross_entropy(logits, prompts.answer).item()
+    return loss, (logits.argmax(-1) == prompts.answer).double().mean().item()
+
+
+def loss_recovered(model, prompts, layer, new, site="act"):
+    """{"clean", "zero", "spliced": (loss, recall), "recovered": (L_zero - L_spliced) / (L_zero - L_clean)}."""
+    validate.tensor(new, "new")
+    runs = {"clean": spliced_loss(model, prompts, layer, None, site),
+            "zero": spliced_loss(model, prompts, layer, torch.zeros_like(new), site),
+            "spliced": spliced_loss(model, prompts, layer, new, site)}
+    (clean, _), (zero, _), (spliced, _) = runs["clean"], runs["zero"], runs["spliced"]
+    return {**runs, "recovered": (zero - spliced) / (zero - clean)}
