@@ -74,8 +74,10 @@ def _templates(module):
     values = list(vars(module).values())
     rows = [m.message for v in values for m in getattr(v, "mistakes", None) or () if hasattr(m, "message")]
     functions = [f for v in values for f in ([v] + list(vars(v).values()) if isinstance(v, type) else [v])]
-    found = [c for f in functions if getattr(f, "__module__", None) == module.__name__
-             for c in _constants(getattr(f, "__code__", None) or compile("", "", "exec"))]
+    codes = [f.__code__ for f in functions if getattr(f, "__module__", None) == module.__name__
+             and hasattr(f, "__code__")]
+    docs = {getattr(f, "__doc__", None) for f in functions}
+    found = [c for code in codes for c in _constants(code) if c not in docs and "\n" not in c]   # no docstrings
     return rows + [v for v in values if isinstance(v, str)] + found
 
 
@@ -127,7 +129,10 @@ def sentence(mistake, lang="en", known=None):
     if template is None:
         return language.translate(say("a mistake this version of the course no longer names ({id})", id=mistake),
                                   lang)
-    fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    except ValueError:   # a string with a lone brace: said as it is
+        fields = []
     values = {f.split(".")[0].split("[")[0]: "…" for f in fields if f}
     values.update({k: v for k, v in (known or {}).items() if k in values})
     return language.translate(say(template, *["…"] * fields.count(""), **values), lang)
