@@ -169,7 +169,8 @@ def _fetch_real(name, why):
     """("real", why) once GPT-2 small is in the local cache, else ("tiny", why) or a ModelError if asked for."""
     if hub.cached(name):
         return "real", why
-    problem = hub.fetch(name)
+    offline = os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes", "on")
+    problem = "HF_HUB_OFFLINE is set and they are not in the local Hugging Face cache" if offline else hub.fetch(name)
     if problem is None and hub.cached(name):
         return "real", why
     problem = problem or "its files are not complete in the cache after fetching"

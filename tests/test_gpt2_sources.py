@@ -91,6 +91,19 @@ def test_no_network_with_real_asked_stops_in_words(hub_at, monkeypatch):
         gpt2.load(device="cpu")
 
 
+def test_real_with_hf_hub_offline_stops_without_touching_the_network(hub_at, monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("HF_HUB_OFFLINE is set: nothing may reach for the network")
+
+    hub_at(closed_port())
+    monkeypatch.setattr(hub, "fetch", no_network)
+    monkeypatch.setenv("COURSE_GPT2", "real")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(gpt2.ModelError, match="cannot be fetched: HF_HUB_OFFLINE is set and they are not in the "
+                                              "local Hugging Face cache. Connect"):
+        gpt2.load(device="cpu")
+
+
 def test_no_network_in_colab_runs_on_the_tiny_model_in_one_sentence(hub_at, monkeypatch, capsys):
     hub_at(closed_port())
     monkeypatch.setitem(sys.modules, "google.colab", object())
