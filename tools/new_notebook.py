@@ -1,23 +1,35 @@
-"""Start a new notebook: its skeleton, check and demo modules, test file, and its README, INSTRUCTOR
-and SOURCES entries, then execute it so that it passes the stored-notebook tests from the start.
+"""Start a new notebook, whole: its skeleton, check and demo modules and test file; its rows in
+README.md and README.ko.md, its session plans in docs/INSTRUCTOR.md and docs/INSTRUCTOR.ko.md, its
+row in docs/SOURCES.md; then it executes the notebook, sets its slides and the minutes per section,
+and adds its Korean entries, untranslated, to the catalogs (`make ko-status` lists them).
 
     python tools/new_notebook.py my_topic --title "My topic" --posts 1,3     # make new-notebook NAME=my_topic
     python tools/new_notebook.py 14_my_topic                                   # the number given, not the next
 
 The skeleton is the course's anatomy (docs/AUTHORING.md) with placeholder content that runs: a
 section with a check, a build exercise and a predict exercise with their checks and solutions, a
-live demo, a summary. Replace each placeholder; the files say where.
+live demo, a summary. Replace each placeholder; the files say where, and the tests name each TODO
+left and each entry not yet translated, one line each. Every other registry is found from the
+files (helpers' modules, the checks and demos by their names, the claims by cell metadata).
+
+It writes nothing until it knows it can: a taken number or file, or a number past 99, is refused
+first; if a step fails half way, every file it wrote is removed and every file it changed is put
+back, so that the next run starts from the same place.
 """
 
 import argparse
 import re
 import sys
+from pathlib import Path
 from textwrap import dedent
 
 import nbformat
 
 import run_notebooks
+import section_minutes
+import slide_layout
 import sync_notebooks
+import translations
 from course_paths import NOTEBOOK_DIR, ROOT, notebook_paths
 
 
@@ -27,6 +39,9 @@ def parse_name(name):
     if not found:
         raise SystemExit(f"NAME must be lower_case_with_underscores, optionally after NN_, got {name!r}")
     taken = [int(p.name[:2]) for p in notebook_paths()]
+    if found.group(1) is None and max(taken, default=0) >= 99:
+        raise SystemExit("notebook 99 exists, and the course's notebooks have two-digit numbers (NN_name): "
+                         "no tool would see a notebook 100. Give a free number: NAME=NN_my_topic")
     number = found.group(1) or f"{max(taken, default=0) + 1:02d}"
     if int(number) in taken:
         raise SystemExit(f"notebook {number} exists already: {notebook_paths([number])[0].name}")
@@ -252,41 +267,135 @@ def test_mistakes_are_named():
 '''
 
 
-def insert_readme_row(number, name, title):
-    path = ROOT / "README.md"
-    text = path.read_text()
-    rows = list(re.finditer(r"^\| \d\d \| \[.*\n", text, re.M))
+def with_row_after_last(text, pattern, row, where):
+    """text with `row` inserted after the last line matching `pattern`."""
+    rows = list(re.finditer(pattern, text, re.M))
     if not rows:
-        raise SystemExit("README.md has no notebook table (rows '| NN | [Title](notebooks/...) | ...')")
+        raise SystemExit(f"{where} has no notebook table (no line matches {pattern!r})")
+    return text[:rows[-1].end()] + row + text[rows[-1].end():]
+
+
+def readme_rows(number, name, title):
+    """{README: its text with the notebook's row}, English and Korean."""
     file = f"{number}_{name}.ipynb"
-    row = f"| {number} | [{title}](notebooks/{file}) | TODO: what it shows | {sync_notebooks.badge(file)} |\n"
-    at = rows[-1].end()
-    path.write_text(text[:at] + row + text[at:])
+    english, korean = ROOT / "README.md", ROOT / "README.ko.md"
+    return {
+        english: with_row_after_last(
+            english.read_text(encoding="utf-8"), r"^\| \d\d \| \[.*\n",
+            f"| {number} | [{title}](notebooks/{file}) | TODO: what it shows | {sync_notebooks.badge(file)} |\n",
+            "README.md"),
+        korean: with_row_after_last(
+            korean.read_text(encoding="utf-8"), r"^\| \d\d \| \[.*\n",
+            f"| {number} | [TODO: 한국어 제목 ({title})](notebooks/ko/{file}) | TODO: 무엇을 보여 주는지 |\n",
+            "README.ko.md"),
+    }
 
 
-def insert_instructor_section(number, title):
-    path = ROOT / "docs" / "INSTRUCTOR.md"
-    text = path.read_text()
-    at = text.index("## GPU and Colab notes")
-    section = (f"### {number} · {title} (about 30 minutes; runs in TODO s)\n"
-               "- **Points:** TODO.\n- **Exercises:** TODO.\n- **Widget:** TODO.\n"
-               "- **Questions:** *\"TODO?\"* TODO.\n\n")
-    path.write_text(text[:at] + section + text[at:])
+def instructor_plans(number, title):
+    """{guide: its text with the notebook's session plan}, English and Korean."""
+    english, korean = ROOT / "docs" / "INSTRUCTOR.md", ROOT / "docs" / "INSTRUCTOR.ko.md"
+    plans = {
+        english: (f"### {number} · {title} (about 30 minutes; runs in TODO s)\n"
+                  "- **Points:** TODO.\n- **Exercises:** TODO.\n- **Widget:** TODO.\n"
+                  "- **Questions:** *\"TODO?\"* TODO.\n\n"),
+        korean: (f"### {number} · TODO: 한국어 제목 ({title}) (약 30분; 실행 TODO초)\n"
+                 "- **요점:** TODO.\n- **연습:** TODO.\n- **위젯:** TODO.\n"
+                 "- **질문:** *\"TODO?\"* TODO.\n\n"),
+    }
+    texts = {}
+    for guide, plan in plans.items():
+        text = guide.read_text(encoding="utf-8")
+        last = list(re.finditer(r"^### \d\d · ", text, re.M))
+        if not last:
+            raise SystemExit(f"{guide.relative_to(ROOT)} has no session plans ('### NN · Title')")
+        after = re.search(r"^##? ", text[last[-1].end():], re.M)   # the next section, or the end
+        at = len(text) if after is None else last[-1].end() + after.start()
+        texts[guide] = text[:at] + plan + text[at:]
+    return texts
 
 
-def insert_sources(number, name, title, posts):
+def sources_row(number, name, title, posts):
+    """{docs/SOURCES.md: its text with the notebook's row and its place under each post}."""
     path = ROOT / "docs" / "SOURCES.md"
-    text = path.read_text()
     file = f"{number}_{name}.ipynb"
-    rows = list(re.finditer(r"^\| \[\d\d [^\n]*\n", text, re.M))
-    row = f"| [{number} {title}](../notebooks/{file}) | {', '.join(posts)} |\n"
-    text = text[:rows[-1].end()] + row + text[rows[-1].end():]
+    text = with_row_after_last(path.read_text(encoding="utf-8"), r"^\| \[\d\d [^\n]*\n",
+                               f"| [{number} {title}](../notebooks/{file}) | {', '.join(posts)} |\n",
+                               "docs/SOURCES.md")
     for post in posts:
         start = text.index(f"## Source post {post}:")
         follows = text.index("**Notebooks that follow it:**", start)
         end = min(i for i in (text.find(";", follows), text.find(".\n", follows)) if i != -1)
         text = text[:end] + f", [{number}](../notebooks/{file})" + text[end:]
-    path.write_text(text)
+    return {path: text}
+
+
+class Changes:
+    """The files a scaffold writes, kept so that a failure half way puts everything back."""
+
+    def __init__(self):
+        self.before = {}   # path: its bytes before the first write, or None where it did not exist
+
+    def write(self, path, text):
+        path = Path(path)
+        if path not in self.before:
+            self.before[path] = path.read_bytes() if path.exists() else None
+        path.write_text(text, encoding="utf-8")
+
+    def watch(self, *paths):
+        """Files another step rewrites (the catalogs): remember them as they are now."""
+        for path in map(Path, paths):
+            if path not in self.before:
+                self.before[path] = path.read_bytes() if path.exists() else None
+
+    def undo(self):
+        for path, data in self.before.items():
+            if data is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_bytes(data)
+
+
+def scaffold(number, name, title, posts, run=True, out=print):
+    """Write every file of notebook `number` (see the module's docstring); undo all of it on failure."""
+    stem = f"nb{number}_{name}"
+    notebook_path = NOTEBOOK_DIR / f"{number}_{name}.ipynb"
+    new_files = {
+        ROOT / "helpers" / "checks" / f"{stem}.py": CHECKS.format(number=number),
+        ROOT / "helpers" / "demos" / f"{stem}.py": DEMO.format(number=number),
+        ROOT / "tests" / f"test_checks_{stem}.py": TEST.format(number=number, stem=stem),
+    }
+    for path in [notebook_path, *new_files]:
+        if path.exists():
+            raise SystemExit(f"{path.relative_to(ROOT)} exists already")
+    docs = {**readme_rows(number, name, title), **instructor_plans(number, title),
+            **sources_row(number, name, title, posts)}     # every text known before anything is written
+    nb = notebook(number, name, title)
+    nb.metadata["kernelspec"] = run_notebooks.KERNELSPEC
+    sync_notebooks.sync(nb, notebook_path.name)            # the Colab badge
+
+    changes = Changes()
+    try:
+        for path, text in {**new_files, **docs}.items():
+            changes.write(path, text)
+        changes.write(notebook_path, nbformat.writes(nb) + "\n")
+        out("wrote " + ", ".join(str(p.relative_to(ROOT)) for p in changes.before))
+        if run:
+            run_notebooks.execute(notebook_path)
+            out(f"executed {notebook_path.relative_to(ROOT)}; its outputs are stored")
+        laid_out = nbformat.read(notebook_path, as_version=4)
+        slide_layout.apply(laid_out)
+        nbformat.write(laid_out, notebook_path)
+        changes.watch(*section_minutes.GUIDES.values())
+        section_minutes.main([])
+        changes.watch(translations.NOTEBOOKS_PO, translations.CHECKS_PO, translations.CHECKS_MO)
+        translations.add_notebook(number)
+        out("set its slides and minutes per section; its Korean entries are in locale/ko/, untranslated")
+    except BaseException:
+        changes.undo()
+        out(f"stopped half way: every file written for notebook {number} is removed and every file "
+            "changed is put back")
+        raise
+    return sorted(changes.before)
 
 
 def main(argv):
@@ -301,33 +410,10 @@ def main(argv):
     posts = [p.strip() for p in args.posts.split(",")]
     if not set(posts) <= {"1", "2", "3"}:
         raise SystemExit(f"--posts names source posts 1, 2 or 3, got {args.posts!r}")
-    stem = f"nb{number}_{name}"
-    files = {
-        NOTEBOOK_DIR / f"{number}_{name}.ipynb": None,
-        ROOT / "helpers" / "checks" / f"{stem}.py": CHECKS.format(number=number),
-        ROOT / "helpers" / "demos" / f"{stem}.py": DEMO.format(number=number),
-        ROOT / "tests" / f"test_checks_{stem}.py": TEST.format(number=number, stem=stem),
-    }
-    for path in files:
-        if path.exists():
-            raise SystemExit(f"{path.relative_to(ROOT)} exists already")
-    for path, text in files.items():
-        if text is not None:
-            path.write_text(text)
-    nb = notebook(number, name, title)
-    nb.metadata["kernelspec"] = run_notebooks.KERNELSPEC
-    sync_notebooks.sync(nb, f"{number}_{name}.ipynb")        # the Colab badge
-    nbformat.write(nb, NOTEBOOK_DIR / f"{number}_{name}.ipynb")
-    insert_readme_row(number, name, title)
-    insert_instructor_section(number, title)
-    insert_sources(number, name, title, posts)
-    written = [*files, ROOT / "README.md", ROOT / "docs" / "INSTRUCTOR.md", ROOT / "docs" / "SOURCES.md"]
-    print("wrote " + ", ".join(str(p.relative_to(ROOT)) for p in written))
-    if not args.no_run:
-        run_notebooks.execute(NOTEBOOK_DIR / f"{number}_{name}.ipynb")
-        print(f"executed notebooks/{number}_{name}.ipynb; its outputs are stored")
-    print("Next: replace every TODO; add its terms to docs/GLOSSARY.md and any source-post number it checks "
-          "to tools/claims.py (then `make claims`).")
+    scaffold(number, name, title, posts, run=not args.no_run)
+    print("Next: replace every TODO (the tests name each one); translate its entries in "
+          "locale/ko/LC_MESSAGES/*.po, then `make ko NB=" + number + "`; add its terms to docs/GLOSSARY.md "
+          "and, for a number from a source post, a line in tools/claims.py (then `make claims`).")
     return 0
 
 
