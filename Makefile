@@ -59,7 +59,7 @@ lab: $(LAB_STAMP)
 ## Every test: lint, unit tests and nbval (strict) on every notebook
 test: $(TEST_STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
-	COURSE_DEVICE=cpu COURSE_GPT2=tiny $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests $(NOTEBOOKS) $(NBVAL)
+	COURSE_DEVICE=cpu COURSE_GPT2=tiny COURSE_RECORD=0 $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests $(NOTEBOOKS) $(NBVAL)
 
 ## Only the unit tests (quick)
 unit: $(TEST_STAMP)
@@ -67,7 +67,7 @@ unit: $(TEST_STAMP)
 
 ## Only nbval on the notebooks
 nbval: $(TEST_STAMP)
-	COURSE_DEVICE=cpu COURSE_GPT2=tiny $(BIN)/python -m pytest -n $(JOBS) --dist loadscope $(NOTEBOOKS) $(NBVAL)
+	COURSE_DEVICE=cpu COURSE_GPT2=tiny COURSE_RECORD=0 $(BIN)/python -m pytest -n $(JOBS) --dist loadscope $(NOTEBOOKS) $(NBVAL)
 
 ## Only the linter (ruff) on helpers, tests, tools and notebooks
 lint: $(TEST_STAMP)

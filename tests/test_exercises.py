@@ -7,7 +7,8 @@ each notebook is run again with every learner cell replaced by its solution,
 and every check must then say "correct". That run is also the one that proves
 every cell can be run twice (tools/rerun_check.py: each cell twice in a row,
 then the whole notebook again, in one kernel), as a learner who has solved the
-exercises runs them again.
+exercises runs them again, and the one that proves the checks record what they
+judged: the progress file it leaves says every exercise is done.
 """
 
 import re
@@ -17,6 +18,8 @@ import nbformat
 import pytest
 from exercise_cells import HINT, defined_names, exercises, feedback, output_text, tags
 
+from helpers import study
+from helpers.checks import recording
 from rerun_check import report, run_twice
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,13 +104,17 @@ def with_solutions(nb):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
-def test_every_solution_passes_its_check_and_every_cell_runs_twice(path):
+def test_every_solution_passes_its_check_and_every_cell_runs_twice(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
     found = exercises(nb)
     assert all(e.solution for e in found)
     solved = with_solutions(nb)
-    differences = run_twice(path, nb=solved)
+    differences = run_twice(path, nb=solved, folder=tmp_path, record=True)
     assert not differences, report(path, differences)
+    records, damaged = recording.read_records(tmp_path / recording.FILE_NAME)
+    (table,) = study.table(records)["notebooks"]
+    assert damaged == 0 and table["notebook"] == path.stem, table
+    assert {r["number"]: r["status"] for r in table["exercises"]} == {e.number: "done" for e in found}
     lines = feedback(solved)
     assert sorted(lines) == sorted(("correct", e.number) for e in found), lines
     for e in found:

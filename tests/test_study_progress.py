@@ -297,25 +297,8 @@ def test_the_page_in_korean(group):
     assert 'lang="ko"' in html and "스터디 그룹 진행 상황" in html and "<svg" in html
 
 
-# ---- a notebook's worked solutions leave a file that says every exercise is done ------------------
-
-
-def test_notebook_01_with_its_solutions_records_every_exercise_done(tmp_path):
-    from nbclient import NotebookClient
-
-    path = ROOT / "notebooks" / "01_matrix_multiply.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    found = notebook_exercises(nb)
-    for e in found:
-        nb.cells[e.cell_index].source = e.solution
-    env = {**os.environ, "COURSE_RECORD": "1", "COURSE_DEVICE": "cpu"}
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-                   ).execute(env=env)
-    lines, bad = recording.read_records(tmp_path / recording.FILE_NAME)
-    assert bad == 0 and lines
-    (notebook,) = study.table(lines)["notebooks"]
-    assert {r["number"]: r["status"] for r in notebook["exercises"]} == {e.number: "done" for e in found}
-    assert not (ROOT / "notebooks" / recording.FILE_NAME).exists()
+# (tests/test_exercises.py runs every notebook with its worked solutions and checks that the file
+# it leaves says every exercise is done)
 
 
 def test_every_mistake_row_is_found_again_from_its_id():

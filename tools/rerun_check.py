@@ -88,11 +88,12 @@ PROBE = nbformat.v4.new_code_cell(
     '      __import__("torch").get_default_dtype(), __import__("torch").is_grad_enabled())')
 
 
-def run_twice(path, device="cpu", timeout=600, nb=None):
+def run_twice(path, device="cpu", timeout=600, nb=None, folder=None, record=False):
     """Run each code cell twice in a row, then the notebook again from the top, in one kernel.
 
     `nb`: the notebook to run instead of the file at `path` (a copy with the exercises' solutions
-    in place, say); it is run in `path`'s folder and keeps pass 2's outputs.
+    in place, say); it keeps pass 2's outputs. The kernel runs in `folder` (default: `path`'s), and
+    the checks record their verdicts there only with record=True (helpers.checks.recording).
     Returns [(cell index, what differs, first text, other text)]: "run again at once" when a
     cell's second run differs from its first, "run again later" when pass 2 differs from pass 1,
     "settings" when a cell leaves torch's settings other than it found them.
@@ -100,7 +101,7 @@ def run_twice(path, device="cpu", timeout=600, nb=None):
     nb = nbformat.read(path, as_version=4) if nb is None else nb
     pairs = sanitizers()
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(Path(path).parent)}})
+                            resources={"metadata": {"path": str(folder or Path(path).parent)}})
 
     def run(index, cell):
         cell.outputs = []
@@ -113,7 +114,8 @@ def run_twice(path, device="cpu", timeout=600, nb=None):
     code = [(i, c) for i, c in enumerate(nb.cells)
             if c.cell_type == "code" and "nbval-skip" not in tags(c)]
     differences = []
-    env = {"COURSE_GPT2": "tiny", **os.environ, "COURSE_DEVICE": device, "PYTHONHASHSEED": "0"}
+    env = {"COURSE_GPT2": "tiny", **os.environ, "COURSE_DEVICE": device, "PYTHONHASHSEED": "0",
+           "COURSE_RECORD": "1" if record else "0"}
     with client.setup_kernel(env=env):
         first, settings = {}, None
         for index, cell in code:
