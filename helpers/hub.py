@@ -30,6 +30,7 @@ ETAG_S = 10.0          # huggingface_hub: for a file's first answer
 READ_S = 20.0          # huggingface_hub: for each read while downloading
 FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "vocab.json", "merges.txt",
          "tokenizer.json", "model.safetensors"]
+OPTIONAL = {"generation_config.json", "vocab.json", "merges.txt"}   # tokenizer.json holds vocab and merges
 
 
 class ModelError(ValueError):
@@ -166,8 +167,8 @@ def fetch(name, files=FILES):
             try:
                 hf_hub_download(name, filename, etag_timeout=ETAG_S, endpoint=endpoint())
             except Exception as err:  # noqa: BLE001 - network, HTTP or disk: said in words
-                if filename == "generation_config.json" and "404" in str(err):
-                    continue                         # optional
+                if filename in OPTIONAL and "EntryNotFound" in type(err).__name__:   # the Hub has no such file
+                    continue
                 said = (str(err).strip().splitlines() or [type(err).__name__])[0]
                 return f"fetching {filename} failed ({type(err).__name__}: {said})"
     finally:

@@ -207,3 +207,60 @@ def test_load_announces_a_folder_of_gpt2_small_as_gpt2_small(tmp_path, monkeypat
     banner, why = capsys.readouterr().out.splitlines()
     assert real and banner.startswith("Model: GPT-2 small with its trained weights")
     assert why == "Why this model: COURSE_GPT2 names this folder, which holds GPT-2 small's trained weights."
+
+
+@pytest.fixture
+def fake_hub(tmp_path):
+    """A Hub on 127.0.0.1 that serves the tiny model's files as openai-community/gpt2 (HEAD and GET)."""
+    import hashlib
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    files = gpt2.build_tiny(tmp_path / "served")
+
+    class Hub(BaseHTTPRequestHandler):
+        def answer(self, body):
+            name = self.path.rsplit("/", 1)[-1]
+            path = files / name
+            self.send_response(200 if path.is_file() else 404)
+            self.send_header("X-Repo-Commit", "a" * 40)
+            if not path.is_file():
+                self.send_header("X-Error-Code", "EntryNotFound")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            data = path.read_bytes()
+            self.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if body:
+                self.wfile.write(data)
+
+        def do_HEAD(self):  # noqa: N802 - http.server's name
+            self.answer(body=False)
+
+        def do_GET(self):  # noqa: N802
+            self.answer(body=True)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hub)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address
+    server.shutdown()
+    server.server_close()
+
+
+def test_fetching_says_what_it_fetches_with_progress_then_loads_from_the_cache(hub_at, fake_hub, monkeypatch,
+                                                                              capsys):
+    hub_at(fake_hub)
+    monkeypatch.setenv("COURSE_GPT2", "real")
+    monkeypatch.setenv("TQDM_POSITION", "-1")     # draw the bars as in a terminal or a notebook, not a pipe
+    model, tokenizer, real = gpt2.load(device="cpu")
+    out = capsys.readouterr()
+    fetching = out.out.splitlines()[0]
+    assert fetching == (f"Fetching {gpt2.REAL} from http://{fake_hub[0]}:{fake_hub[1]} into the Hugging Face cache, "
+                        f"once: {', '.join(hub.FILES)}.")
+    assert "model.safetensors" in out.err and "100%" in out.err, out.err      # huggingface_hub's progress bars
+    assert real and hub.cached(gpt2.REAL) and len(tokenizer) == gpt2.TINY_VOCAB
