@@ -85,6 +85,12 @@ def test_a_changed_markdown_cell_is_stale_then_fuzzy_with_its_previous_english(t
     assert [(k, i) for k, _, i, _ in found] == [("fuzzy", cell.id)]
     assert "A sentence the translation has not seen." in found[0][3], "the report shows what changed"
     assert len(updated.obsolete) >= len(catalog.obsolete), "nothing dropped"
+    translations.write_catalog(tmp_path / "notebooks.po", updated)   # written and read back, updated again
+    again = translations.update_notebooks(translations.read_catalog(tmp_path / "notebooks.po"),
+                                          translations.notebook_template([copy]))
+    entry = translations.notebook_entries(copy, again)[cell.id]
+    assert entry.fuzzy and entry.previous_id == [old] and not entry.user_comments
+    assert "#| msgid" in (tmp_path / "notebooks.po").read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="stale"):   # never rendered with the Korean of the old English
         translations.generate(copy)
 
@@ -116,6 +122,9 @@ def test_a_changed_check_sentence_is_fuzzy_with_its_previous_english(tmp_path):
     entry = catalog.get("Exercise 1 (which row moves?)")
     assert entry.fuzzy and entry.previous_id == [old] and entry.string == BEFORE[old]
     assert ("fuzzy", entry.id) in translations.check_problems(catalog, template)["helpers/checks/nb01_matrix_multiply.py"]
+    translations.write_catalog(tmp_path / "checks.po", catalog)
+    again = translations.update_checks(translations.read_catalog(tmp_path / "checks.po"), template)
+    assert again.get(entry.id).previous_id == [old] and again.get(entry.id).fuzzy, "the previous English stays"
     kept = {m.id for m in catalog if m.id} | set(catalog.obsolete)
     assert before - kept == {old} and old == entry.previous_id[0], "every other entry kept, as it was or as #~"
 

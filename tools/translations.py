@@ -45,7 +45,7 @@ from pathlib import Path
 import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
-from babel.messages.pofile import PoFileError, read_po, write_po
+from babel.messages.pofile import PoFileError, denormalize, normalize, read_po, write_po
 
 import check_messages
 import sync_notebooks
@@ -96,18 +96,66 @@ def read_catalog(path):
             raise CatalogError(f"{path}:{number}: not a PO line (an unclosed quote, or text outside quotes): "
                                f"{line[:80]!r}; fix it in a PO editor; nothing was changed")
     try:
-        return read_po(io.BytesIO(raw), locale=LANGUAGE, domain=path.stem, abort_invalid=True)
+        catalog = read_po(io.BytesIO(raw), locale=LANGUAGE, domain=path.stem, abort_invalid=True)
     except PoFileError as err:
         raise CatalogError(f"{path}: {err} (line); fix it in a PO editor; nothing was changed") from None
+    for message in list(catalog) + list(catalog.obsolete.values()):   # Babel reads `#|` as a translator's comment
+        message.user_comments = [c for c in message.user_comments if not c.startswith("|")]
+    for (msgid, context), previous in _previous_ids(text).items():
+        message = catalog.get(msgid, context=context)
+        if message is not None:
+            message.previous_id = [previous]
+    return catalog
+
+
+def _previous_ids(text):
+    """{(msgid, msgctxt): previous msgid} from the `#| msgid` lines (Babel's reader leaves them out)."""
+    found, previous, entry = {}, [], None
+    for line in text.splitlines() + [""]:
+        if line.startswith("#| msgid "):
+            previous = [line[len("#| msgid "):]]
+        elif line.startswith('#| "') and previous:
+            previous.append(line[3:])
+        elif previous and line.startswith(("msgctxt ", "msgid ", '"')) and not line.startswith("msgstr"):
+            entry = entry or {"msgctxt": [], "msgid": []}
+            if not line.startswith('"'):
+                entry["key"] = line.split(" ", 1)[0]
+                line = line.split(" ", 1)[1]
+            entry[entry["key"]].append(line)
+        elif previous and entry and line.startswith("msgstr"):
+            context = denormalize("\n".join(entry["msgctxt"])) if entry["msgctxt"] else None
+            found[(denormalize("\n".join(entry["msgid"])), context)] = denormalize("\n".join(previous))
+            previous, entry = [], None
+    return found
 
 
 def write_catalog(path, catalog):
-    """Write catalog to path as PO (previous msgids kept, obsolete entries kept as #~; references name the
-    file without a line, so that moving code does not rewrite the catalog)."""
+    """Write catalog to path as PO: a fuzzy entry's previous msgid as `#| msgid` lines (after its flags, each
+    line a quoted string as msgfmt and Poedit write them), obsolete entries kept as #~, references naming
+    the file without a line (moving code does not rewrite the catalog)."""
+    marks = {}
+    for message in catalog:
+        if message.id and message.previous_id and message.fuzzy:
+            marks[f"previous msgid {len(marks)}"] = message
+            message.auto_comments.append(f"previous msgid {len(marks) - 1}")
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=100, include_previous=True, sort_output=False, include_lineno=False)
+    try:
+        write_po(buffer, catalog, width=100, include_previous=False, sort_output=False, include_lineno=False)
+    finally:
+        for mark, message in marks.items():
+            message.auto_comments.remove(mark)
+    lines, out, pending = buffer.getvalue().decode("utf-8").split("\n"), [], None
+    for line in lines:
+        if line.startswith("#. ") and line[3:] in marks:   # Babel wraps #| lines mid-string: written here
+            previous = normalize(marks[line[3:]].previous_id[0], width=100).split("\n")
+            pending = ["#| msgid " + previous[0]] + ["#| " + p for p in previous[1:]]
+            continue
+        if pending and line.startswith(("msgctxt ", "msgid ")):
+            out += pending
+            pending = None
+        out.append(line)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(buffer.getvalue())
+    path.write_bytes("\n".join(out).encode("utf-8"))
 
 
 def compiled(catalog):
@@ -268,7 +316,11 @@ def update_checks(catalog, template):
     """checks.po in step with the extracted template: Babel's update (changed English: fuzzy, with the
     previous msgid; gone: obsolete), entries flagged runtime kept, filled sentences derived again."""
     kept = [m for m in catalog if m.id and RUNTIME in m.flags]
+    previous = {m.id: m.previous_id for m in catalog if m.id and m.previous_id}
     catalog.update(template, update_header_comment=False, update_creation_date=False)
+    for message in catalog:   # Babel's update forgets the previous msgid of an entry still fuzzy
+        if message.fuzzy and not message.previous_id and message.id in previous:
+            message.previous_id = previous[message.id]
     for message in kept:
         if catalog.obsolete.pop(message.id, None) is not None:
             catalog[message.id] = message
