@@ -105,12 +105,16 @@ def _data(x, name, dtype=None):
     return x.detach().to(dtype or x.dtype)
 
 
-def fit(module, inputs, targets, l1_coeff, steps, lr=1e-3, batch=None, generator=None, log_every=0):
+def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator=None):
     """Adam on loss_terms, decoder columns kept at unit norm; returns losses (steps,).
 
     batch=None: every row each step; else `batch` rows drawn by `generator` each step.
     """
     validate.instance_of(module, "module", SparseAutoencoder)
+    inputs, targets = _data(inputs, "inputs"), _data(targets, "targets")
+    if targets.shape != (len(inputs), module.W_dec.shape[0]):
+        raise ValueError(f"targets must have shape ({len(inputs)}, {module.W_dec.shape[0]}): one row per "
+                         f"input, the decoder's width; got {tuple(targets.shape)}")
     l1_coeff = validate.non_negative_number(l1_coeff, "l1_coeff")
     steps = validate.positive_int(steps, "steps")
     lr = validate.positive_number(lr, "lr")
@@ -118,7 +122,7 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=1e-3, batch=None, generator
         batch = validate.positive_int(batch, "batch")
         validate.instance_of(generator, "generator", torch.Generator, "(needed with batch)")
     optimizer = torch.optim.Adam(module.parameters(), lr=lr)
-    losses = torch.empty(steps, dtype=torch.float64)
+    losses = torch.empty(steps, device=inputs.device)              # read once at the end: no sync per step
     for step in range(steps):
         rows = slice(None) if batch is None else torch.randint(len(inputs), (batch,), generator=generator)
         x_hat, f = module(inputs[rows])
@@ -129,10 +133,8 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=1e-3, batch=None, generator
         module.remove_parallel_grad_()                          # a column's length is not the optimiser's
         optimizer.step()
         module.normalise_decoder_()
-        losses[step] = loss.item()
-        if log_every and (step % log_every == 0 or step == steps - 1):
-            print(f"step {step:5d}  reconstruction {reconstruction.item():.4f}  L1 {l1.item():.3f}")
-    return losses
+        losses[step] = loss.detach()
+    return losses.cpu()
 
 
 def train_sae(acts, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128, dtype=None):
@@ -161,7 +163,7 @@ def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, 
     tc = Transcoder(inputs.shape[1], n_features, outputs.shape[1], generator=generator, dtype=inputs.dtype)
     with torch.no_grad():
         tc.b_dec.copy_(outputs.mean(0))
-    return tc, fit(tc, inputs, outputs.to(inputs.dtype), l1_coeff, steps, lr, batch, generator)
+    return tc, fit(tc, inputs, outputs, l1_coeff, steps, lr, batch, generator)
 
 
 # Metrics ------------------------------------------------------------------------------------------
@@ -220,7 +222,7 @@ def mlp_activations(model, prompts, layer, site="act"):
     rows, seen = torch.arange(len(prompts.last)), {}
 
     def keep(mod, inputs, output):
-        seen["in"], seen["out"] = inputs[0][rows, prompts.last], output[rows, prompts.last]
+        seen["in"], seen["out"] = inputs[0][rows, prompts.last], output[rows, prompts.last]   # (N, width)
 
     with torch.no_grad(), kv_memory.hooks({module: keep}):
         model(prompts.idx)
@@ -238,7 +240,7 @@ def spliced_loss(model, prompts, layer, new=None, site="act"):
         if new is None:
             return None
         out = output.clone()
-        out[rows, prompts.last] = new.to(out.dtype)
+        out[rows, prompts.last] = new.to(out)
         return out
 
     if new is not None:

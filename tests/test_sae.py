@@ -175,6 +175,9 @@ def test_same_seed_same_weights():
     (lambda x, m: sae.train_sae(x, 8, 0.1, lr=0), ValueError, "lr must be a finite number > 0"),
     (lambda x, m: sae.train_transcoder(x, x[:10], 8, 0.1), ValueError, "same number of rows, got 64 and 10"),
     (lambda x, m: sae.variance_explained(x, x[:, :3]), ValueError, "x_hat must have the shape of x"),
+    (lambda x, m: sae.fit(m, x, x[:, :3], 0.1, 5), ValueError, r"targets must have shape \(64, 16\)"),
+    (lambda x, m: sae.fit(x, x, x, 0.1, 5), TypeError, "module must be"),
+    (lambda x, m: sae.fit(m, x, x, 0.1, 5, batch=8), TypeError, "generator must be"),
     (lambda x, m: sae.facts_per_unit(x, torch.zeros(3, dtype=torch.long)), ValueError, "fact must hold one"),
     (lambda x, m: sae.facts_per_unit(x, torch.zeros(64)), ValueError, "fact must hold one integer"),
 ])
