@@ -146,7 +146,7 @@ def train_sae(acts, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128
     acts = _data(acts, "acts", dtype)
     seed = validate.non_negative_int(seed, "seed")
     generator = torch.Generator().manual_seed(seed)
-    sae = SparseAutoencoder(acts.shape[1], n_features, generator=generator, dtype=acts.dtype)
+    sae = SparseAutoencoder(acts.shape[1], n_features, generator=generator, dtype=acts.dtype).to(acts.device)
     with torch.no_grad():
         sae.b_dec.copy_(acts.mean(0))
     return sae, fit(sae, acts, acts, l1_coeff, steps, lr, batch, generator)
@@ -160,7 +160,8 @@ def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, 
                          f"and {len(outputs)}")
     seed = validate.non_negative_int(seed, "seed")
     generator = torch.Generator().manual_seed(seed)
-    tc = Transcoder(inputs.shape[1], n_features, outputs.shape[1], generator=generator, dtype=inputs.dtype)
+    tc = Transcoder(inputs.shape[1], n_features, outputs.shape[1], generator=generator,
+                    dtype=inputs.dtype).to(inputs.device)
     with torch.no_grad():
         tc.b_dec.copy_(outputs.mean(0))
     return tc, fit(tc, inputs, outputs, l1_coeff, steps, lr, batch, generator)
