@@ -238,8 +238,7 @@ class LiveFigure:
         if self._sharp is not None:
             self._sharp.cancel()
             self._sharp = None
-        if self.note is not None and self.note.layout.display != "none":
-            self.note.layout.display = "none"   # the kernel answered: the note has done its job
+        self._hide_note()
         self.render()
         try:
             loop = asyncio.get_running_loop()
@@ -249,6 +248,23 @@ class LiveFigure:
         self._send(sharp=False)
         self._sharp = loop.call_later(SHARP_AFTER_S, self._send, True)
 
+    def _hide_note_once_seen(self):
+        """Hide the note as soon as a browser shows these controls while this kernel runs.
+
+        A link between two hidden values, made in the browser (jslink): when the browser creates
+        it, it copies 1 into `seen` and sends that here, and the kernel hides the note. A headless
+        run (nbclient, nbval) has no browser, so the stored notebook keeps the note; a stored
+        notebook opened later has no kernel to answer, so it keeps it too."""
+        from ipywidgets import IntText, jslink
+
+        source, seen = IntText(value=1), IntText(value=0)
+        seen.observe(lambda change: self._hide_note() if change["new"] == 1 else None, names="value")
+        self._seen_link = jslink((source, "value"), (seen, "value"))
+
+    def _hide_note(self):
+        if self.note is not None and self.note.layout.display != "none":
+            self.note.layout.display = "none"   # the kernel answered: the note has done its job
+
     def show(self):
         """Display the controls and the figure for their current values."""
         from ipywidgets import HTML as NoteHTML
@@ -256,6 +272,7 @@ class LiveFigure:
 
         self.note = NoteHTML(value=f"<i>{NEEDS_KERNEL}</i>")
         box = VBox([self.note, *self.controls.values()])
+        self._hide_note_once_seen()
         box.add_class("course-demo")
         if projector_mode():
             box.add_class("course-projector")

@@ -148,6 +148,8 @@ def test_moving_a_slider_redraws_the_figure(browser, lab):
     try:
         assert n_done == n_code
         cell = page.locator(f"{NOTEBOOK} .jp-CodeCell", has_text="demo.show()")
+        # The cell ran in this page: the note that the controls need a kernel goes, before any move.
+        cell.locator(".course-demo .widget-html", has_text="need a running kernel").wait_for(state="hidden", timeout=30_000)
         image = cell.locator(".jp-OutputArea-output img").first
         before = image.get_attribute("src")
         # Drag the first slider's handle to the right, as a presenter would.
