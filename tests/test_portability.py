@@ -21,9 +21,12 @@ import platform
 import subprocess
 import sys
 
+import nbformat
 import pytest
 import torch
 from cpu_paths import check, numpy_features
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell, new_notebook
 
 from course_paths import ROOT, notebook_paths
 
@@ -87,18 +90,44 @@ def test_the_condition_takes_its_paths(condition):
         pytest.skip(f"numpy takes the {condition} paths; " + done.stdout.split("not checked: ")[1])
 
 
+def nbval_under(condition, notebooks, cwd=ROOT):
+    """pytest --nbval (strict) on `notebooks` in a process under `condition`'s profile."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "cpu_paths.py"), *paths_args(condition), "--",
+         "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--rootdir", str(cwd),
+         "--nbval", "--nbval-current-env", "--nbval-sanitize-with", str(ROOT / "tests" / "sanitize.cfg"),
+         *map(str, notebooks)],
+        cwd=cwd, env=environment(condition), capture_output=True, text=True, timeout=1800,
+    )
+
+
 @pytest.mark.parametrize("condition", list(CONDITIONS))
 def test_notebooks_pass_nbval_under(condition):
     if reason := skip_reason(condition):
         pytest.skip(reason)
-    notebooks = [str(p.relative_to(ROOT)) for p in notebook_paths()]
-    result = subprocess.run(
-        [sys.executable, "tests/cpu_paths.py", *paths_args(condition), "--",
-         "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-         "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/sanitize.cfg",
-         *notebooks],
-        cwd=ROOT, env=environment(condition), capture_output=True, text=True, timeout=1800,
-    )
+    result = nbval_under(condition, [p.relative_to(ROOT) for p in notebook_paths()])
     assert result.returncode == 0, (
         f"nbval under {condition} ({CONDITIONS[condition]}):\n{result.stdout[-6000:]}"
         f"{result.stderr[-2000:]}")
+
+
+def test_a_digit_that_depends_on_the_cpu_fails_a_profile(tmp_path):
+    """A planted rounding-noise digit: a float32 matrix-vector sum printed in full passes on this
+    machine and fails as an older CPU on one thread computes it (another summation order)."""
+    condition = "older CPU, one thread"
+    if reason := skip_reason(condition):
+        pytest.skip(reason)
+    path = tmp_path / "01_planted.ipynb"
+    nb = new_notebook(cells=[new_code_cell(
+        "import torch\n"
+        "g = torch.Generator().manual_seed(0)\n"
+        "A, v = torch.randn(300, 300, generator=g), torch.randn(300, generator=g)\n"
+        "print(float((A @ v).sum()))")])
+    NotebookClient(nb, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbformat.write(nb, path)
+    here = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "--rootdir", str(tmp_path), "--nbval", "--nbval-current-env", str(path)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert here.returncode == 0, here.stdout[-3000:]
+    there = nbval_under(condition, [path], cwd=tmp_path)
+    assert there.returncode != 0 and "01_planted.ipynb::Cell 0" in there.stdout, there.stdout[-3000:]
