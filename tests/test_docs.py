@@ -182,3 +182,19 @@ def test_minutes_are_whole_at_least_one_each_and_add_up():
     assert sum(section_minutes.split([1.0] * 7, 40)) == 40
     with pytest.raises(ValueError, match="total must give each of the 3 sections a minute, got 2"):
         section_minutes.split([1.0, 1.0, 1.0], 2)
+
+
+# A count of the notebooks written by hand goes stale with the next notebook ("the 12 notebooks"
+# stayed in the README after notebook 13 came): documents say "every notebook" or link the table.
+NOTEBOOK_COUNT = re.compile(
+    r"\b(?:all|the|every)\s+(?:\d{1,2}|twelve|thirteen|fourteen|fifteen|sixteen|seventeen)\s+"
+    r"(?:English\s+|Korean\s+|numbered\s+)?notebooks\b|\ball\s+\d{1,2}\s+took\b", re.I)
+
+
+def test_no_document_states_the_number_of_notebooks_by_hand():
+    for path in [ROOT / "README.md", ROOT / "README.ko.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        found = NOTEBOOK_COUNT.findall(path.read_text(encoding="utf-8"))
+        assert not found, f"{path.name} counts the notebooks by hand: {found}"
+    assert NOTEBOOK_COUNT.search("one nbval pass over the 12 notebooks")
+    assert NOTEBOOK_COUNT.search("all twelve notebooks present") and NOTEBOOK_COUNT.search("all 13 took 1 s")
+    assert not NOTEBOOK_COUNT.search("the 4 blocks of notebook 13") and not NOTEBOOK_COUNT.search("13 notebooks")
