@@ -10,6 +10,7 @@ the figure's titles as alt text.
 
 import io
 import struct
+import textwrap
 import zlib
 
 import matplotlib
@@ -176,6 +177,25 @@ def canvas_png(fig, alt=None):
     return _display_output(fig, quick_png(pixels), alt, size=(pixels.shape[1], pixels.shape[0]))   # one to one
 
 
+def fit_titles(fig):
+    """Wrap each axes title that runs past the figure's edge onto more lines, so none is cut."""
+    fig.draw_without_rendering()   # lay the figure out (constrained layout moves the axes)
+    renderer, right = fig.canvas.get_renderer(), fig.bbox.width
+    for ax in fig.axes:
+        title = ax.title
+        if not (ax.get_visible() and title.get_visible() and title.get_text()):
+            continue
+        box = title.get_window_extent(renderer)
+        room = 2 * min((box.x0 + box.x1) / 2, right - (box.x0 + box.x1) / 2) * 0.97   # centred
+        if box.width > room:
+            lines = title.get_text().split("\n")
+            longest = max(map(len, lines))
+            chars = max(20, int(longest * room / box.width))   # what fits on one line
+            pieces = -(-longest // chars)                       # the longest line in balanced pieces
+            chars = min(chars, -(-longest // pieces) + 8)
+            title.set_text("\n".join(textwrap.fill(line, chars) for line in lines))
+
+
 def show(fig=None, alt=None):
     """Check the figure is titled, labelled and readable, then show it sharp, with alt text."""
     from IPython.display import display
@@ -184,6 +204,7 @@ def show(fig=None, alt=None):
     found = problems(fig)
     if found:
         raise ValueError("figure is not ready to show: " + "; ".join(found))
+    fit_titles(fig)
     data, metadata = png_output(fig, alt)
     display(data, metadata=metadata, raw=True)
     plt.close(fig)

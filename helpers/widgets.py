@@ -32,6 +32,9 @@ NEEDS_KERNEL = ("These controls need a running kernel: run this cell (Shift+Ente
                 "Until then they move and the figure stays as it was stored.")
 SHARP_AFTER_S = 0.4     # after the last move, the draft is replaced by the sharp image
 MAX_HEIGHT_PX = 400     # the figure's height on screen: controls and figure fit a 1280x720 screen
+# In projector mode the style below sizes the figure to the window; drawn this tall, a 1080p
+# screen shows the sharp image at about its own resolution.
+PROJECTOR_MAX_HEIGHT_PX = 640
 # Projector mode (helpers.presentation()) enlarges the controls with the figure.
 PROJECTOR_CSS = """<style>
 .course-projector { --jp-widgets-font-size: 20px; --jp-widgets-inline-height: 40px;
@@ -41,19 +44,31 @@ PROJECTOR_CSS = """<style>
 .course-projector .widget-html-content { font-size: 20px; line-height: 1.3; }
 .course-projector .widget-inline-hbox { max-width: 100%; box-sizing: border-box; }
 .course-projector select, .course-projector .slider-container { min-width: 0; }
+/* The figure takes the height its window leaves under the controls: 1080p gets a larger figure. */
+.jp-OutputArea:has(.course-projector) .jp-OutputArea-output img {
+  height: calc(100vh - 210px - var(--course-controls, 3) * 46px); max-height: none; width: auto;
+  max-width: 100%; object-fit: contain; object-position: left top; }
+""" + "".join(f".jp-OutputArea:has(.course-controls-{n}) {{ --course-controls: {n}; }}\n" for n in range(1, 7)) + """
 </style>"""
 
 
-def screen_dpi(figsize, max_height=MAX_HEIGHT_PX):
+def figure_max_height():
+    """The tallest a demo's figure is drawn, in pixels: more in projector mode."""
+    return PROJECTOR_MAX_HEIGHT_PX if projector_mode() else MAX_HEIGHT_PX
+
+
+def screen_dpi(figsize, max_height=None):
     """The dpi a demo's figure is drawn at: the course's (figure.dpi, larger in projector mode), or
-    less where that would make it taller than max_height pixels. Its draft then has as many pixels
-    as it shows, and the sharp image twice as many each way, however large projector mode makes it."""
-    return min(matplotlib.rcParams["figure.dpi"], max_height / figsize[1])
+    less where that would make it taller than max_height pixels (figure_max_height() by default). Its
+    draft then has as many pixels as it shows, and the sharp image twice as many each way."""
+    limit = figure_max_height() if max_height is None else max_height
+    return min(matplotlib.rcParams["figure.dpi"], limit / figsize[1])
 
 
-def fit_on_screen(metadata, max_height=MAX_HEIGHT_PX):
+def fit_on_screen(metadata, max_height=None):
     """Scale a PNG's display size (width, height) down so it is at most max_height tall."""
     size = metadata["image/png"]
+    max_height = figure_max_height() if max_height is None else max_height
     if size["height"] > max_height:
         scale = max_height / size["height"]
         size["width"], size["height"] = round(size["width"] * scale), max_height
@@ -276,6 +291,7 @@ class LiveFigure:
         box.add_class("course-demo")
         if projector_mode():
             box.add_class("course-projector")
+            box.add_class(f"course-controls-{min(len(self.controls), 6)}")
             display(HTML(PROJECTOR_CSS))
         names = ", ".join(self.controls)
         # A plain-text stand-in where widgets cannot render (GitHub, nbconvert).

@@ -323,10 +323,10 @@ def stored_demo(lab):
     return "demo_projector.ipynb"
 
 
-def open_stored(browser, lab, name, zoom=1.0):
+def open_stored(browser, lab, name, zoom=1.0, screen=SCREEN):
     base, token = lab
     shut_down_kernels(lab)
-    page = browser.new_page(viewport={"width": round(SCREEN["width"] / zoom), "height": round(SCREEN["height"] / zoom)},
+    page = browser.new_page(viewport={"width": round(screen["width"] / zoom), "height": round(screen["height"] / zoom)},
                             device_scale_factor=zoom)
     page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
     page.wait_for_selector(f"{NOTEBOOK} .jp-OutputArea-output img", timeout=90_000)
@@ -363,3 +363,23 @@ def test_projector_demo_fits_one_screen_with_enlarged_controls(browser, lab, sto
                                                    f"the notebook area is {height - top:.0f} px tall")
     finally:
         page.close()
+
+
+def test_projector_demo_figure_grows_with_the_screen(browser, lab, stored_demo):
+    """At 1920x1080 a projector-mode demo's figure takes the height the larger screen gives,
+    and controls and figure still fit in the notebook's area."""
+    heights = {}
+    for screen in (SCREEN, {"width": 1920, "height": 1080}):
+        page = open_stored(browser, lab, stored_demo, screen=screen)
+        try:
+            cell = page.locator(f"{NOTEBOOK} .jp-CodeCell").nth(1)
+            outputs = cell.locator(".jp-Cell-outputWrapper")
+            outputs.scroll_into_view_if_needed()
+            heights[screen["height"]] = cell.locator(".jp-OutputArea-output img").first.bounding_box()["height"]
+            top = page.locator(NOTEBOOK).bounding_box()["y"]
+            box = outputs.bounding_box()
+            assert box["height"] <= screen["height"] - top, \
+                f"at {screen['width']}x{screen['height']} controls and figure take {box['height']:.0f} px"
+        finally:
+            page.close()
+    assert heights[1080] >= 1.4 * heights[720], f"the figure is {heights[720]:.0f} px tall at 720p, {heights[1080]:.0f} px at 1080p"

@@ -35,6 +35,24 @@ def test_moving_a_control_redraws():
     assert live.figure.axes[0].get_title() == "5 points"
 
 
+def test_a_title_wider_than_the_figure_is_wrapped_inside_it():
+    plots.use_course_style()
+    fig, ax = plt.subplots(figsize=(7.5, 4.0), layout="constrained")
+    ax.plot([1, 2], [1, 2])
+    long = ("GELU's off share grows with the scale of h: 1% at std(h) = 0.57, 10% at 1, 26% at 2\n"
+            "ReLU's stays at half, whatever the scale")
+    ax.set_title(long)
+    plots.fit_titles(fig)
+    fig.canvas.draw()
+    box = ax.title.get_window_extent(fig.canvas.get_renderer())
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width, f"the title spans {box.x0:.0f}-{box.x1:.0f} px of {fig.bbox.width:.0f}"
+    assert ax.get_title().replace("\n", " ") == long.replace("\n", " "), "wrapping changed the words"
+    ax.set_title("short")
+    plots.fit_titles(fig)
+    assert ax.get_title() == "short"
+    plt.close(fig)
+
+
 def test_show_refuses_unlabelled_figures():
     fig, ax = plt.subplots()
     ax.plot([1, 2])
@@ -359,14 +377,15 @@ def test_sliders_redraw_on_release_and_labels_are_not_clipped():
 
 
 def test_a_tall_demo_in_projector_mode_is_drawn_at_the_size_it_shows():
-    """1.5x of a 4-inch-tall figure is 540 px, more than fits: the figure is drawn 400 px tall,
-    so that a draft has no more pixels than the screen shows (fewer to paint, encode and send)."""
+    """1.5x of a 5-inch-tall figure is 675 px, more than projector mode draws: the figure is drawn
+    640 px tall (the style sizes it to the window), so that a draft has no more pixels than a
+    1080p screen shows (fewer to paint, encode and send)."""
     plots.use_course_style()
     def update(fig, state, n):
         state["moving"].set_data(range(n), range(n))
         return [state["moving"]]
 
-    live = LiveFigure(draw_two_lines, {"n": IntSlider(value=3, min=1, max=10)}, update=update, figsize=(8, 4))
+    live = LiveFigure(draw_two_lines, {"n": IntSlider(value=3, min=1, max=10)}, update=update, figsize=(8, 5))
     try:
         plots.presentation()
         live.render()
@@ -375,8 +394,8 @@ def test_a_tall_demo_in_projector_mode_is_drawn_at_the_size_it_shows():
             live.render(n=4)
             data, metadata = live.image(sharp=sharp)
             shown = metadata["image/png"]["width"], metadata["image/png"]["height"]
-            assert shown == (800, 400), f"sharp={sharp}: shown at {shown}, expected 800x400 (1080x540 capped)"
-            assert png_size(data) == (800 * ratio, 400 * ratio), \
+            assert shown == (1024, 640), f"sharp={sharp}: shown at {shown}, expected 1024x640 (1080x675 capped)"
+            assert png_size(data) == (1024 * ratio, 640 * ratio), \
                 f"sharp={sharp}: a {png_size(data)} PNG, expected {ratio} PNG pixels per screen pixel"
     finally:
         plots.presentation(False)
