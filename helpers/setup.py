@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from helpers import plots
+import helpers.plots as plots  # a half install without it says "No module named 'helpers.plots'"
 from helpers.device import describe_device, pick_device
 
 SEED = 0
