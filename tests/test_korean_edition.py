@@ -24,6 +24,9 @@ from rerun_check import sanitizers
 ENGLISH = notebook_paths()
 IDS = [p.stem for p in ENGLISH]
 KO_DIR = translations.OUT_DIR
+# The pairs compared cell by cell: a notebook with no Korean edition yet (a new lesson, its entries
+# not yet translated) is named once, by test_every_notebook_has_a_korean_edition, not by each test.
+PAIRED = [p for p in ENGLISH if (KO_DIR / p.name).exists()]
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 MARKS_EN = ("[correct]", "[not yet]", "[not attempted yet]")
 MARKS_KO = ("[정답]", "[아직]", "[아직 시도하지 않음]")
@@ -33,23 +36,26 @@ def korean(path):
     return nbformat.read(KO_DIR / path.name, as_version=4)
 
 
-@pytest.fixture(params=ENGLISH, ids=IDS)
+@pytest.fixture(params=PAIRED, ids=[p.stem for p in PAIRED])
 def pair(request):
     path = request.param
-    if not (KO_DIR / path.name).exists():
-        pytest.fail(f"{path.name} has no Korean edition: run `make ko NB={path.name[:2]}`")
     return nbformat.read(path, as_version=4), korean(path), path
 
 
 @pytest.mark.parametrize("path", ENGLISH, ids=IDS)
 def test_every_cell_is_translated_and_in_step(path):
     found = translations.problems(path)
+    if found and all(kind == "missing" for kind, *_ in found):   # a new lesson: one line says it all
+        pytest.fail(f"write this: {path.name} has {len(found)} markdown cell(s) with no Korean yet "
+                    f"(`make ko-status NB={path.name[:2]}` lists them; translate them in "
+                    "locale/ko/LC_MESSAGES/notebooks.po)", pytrace=False)
     assert not found, translations.describe(path, found) + "\n(make ko-status lists them all)"
 
 
 def test_every_notebook_has_a_korean_edition():
     missing = [p.name for p in ENGLISH if not (KO_DIR / p.name).exists()]
-    assert not missing, f"no Korean edition of {missing}: run `make ko`"
+    assert not missing, (f"write this: no Korean edition of {missing} yet: translate its entries "
+                         "(`make ko-status`), then `make ko NB=NN`")
     extra = sorted({p.name for p in KO_DIR.glob("*.ipynb")} - {p.name for p in ENGLISH})
     assert not extra, f"notebooks/ko/ holds {extra}, which have no English notebook"
 
