@@ -180,7 +180,7 @@ def canvas_png(fig, alt=None):
 def fit_titles(fig):
     """Wrap each axes title that runs past the figure's edge onto more lines, so none is cut."""
     fig.draw_without_rendering()   # lay the figure out (constrained layout moves the axes)
-    renderer, right = fig.canvas.get_renderer(), fig.bbox.width
+    renderer, right = fig._get_renderer(), fig.bbox.width   # any canvas: a bare Figure() has no Agg one
     for ax in fig.axes:
         title = ax.title
         if not (ax.get_visible() and title.get_visible() and title.get_text()):

@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from ipywidgets import IntSlider
+from matplotlib.figure import Figure
 
 from helpers import demos, plots, widgets
 from helpers.widgets import LiveFigure
@@ -51,6 +52,10 @@ def test_a_title_wider_than_the_figure_is_wrapped_inside_it():
     plots.fit_titles(fig)
     assert ax.get_title() == "short"
     plt.close(fig)
+    bare = Figure(figsize=(3, 2))            # outside pyplot, without a canvas of its own
+    bare.add_subplot().set_title(long)
+    plots.fit_titles(bare)
+    assert bare.axes[0].get_title().count("\n") >= 2, "a bare Figure's title was not wrapped"
 
 
 def test_show_refuses_unlabelled_figures():
