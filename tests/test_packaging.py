@@ -19,15 +19,21 @@ COLAB = {"torch": "2.11", "numpy": "2.1.3", "scipy": "1.16", "matplotlib": "3.10
 
 
 def requirement(spec):
-    name, bound = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*>=\s*([0-9.]+)", spec.strip()).groups()
+    """(name, lower bound) of `name>=X`, or of `name>=X,<Y` (an upper bound: lab extra only)."""
+    name, bound = re.fullmatch(r"([A-Za-z0-9_.-]+)\s*>=\s*([0-9.]+)(?:,\s*<\s*[0-9.]+)?", spec.strip()).groups()
     return name.lower(), bound
 
 
 def test_dependencies_have_lower_bounds_only():
+    """Upper bounds only in the lab extra (Colab installs none): RISE's slideshow needs
+    jupyterlab_widgets below 3.0.11 and the ipywidgets that goes with it."""
     project = pyproject()
     specs = project["dependencies"] + [s for extra in project["optional-dependencies"].values() for s in extra]
     for spec in specs:
         assert requirement(spec), spec
+    capped = {requirement(s)[0] for s in specs if "<" in s}
+    assert capped == {"ipywidgets", "jupyterlab_widgets"}, capped
+    assert not any("<" in s for s in project["dependencies"] + project["optional-dependencies"]["test"])
 
 
 def version_tuple(v):
@@ -52,7 +58,7 @@ def test_environment_yml_lists_the_same_dependencies():
     wanted = {(CONDA_NAMES.get(n, n), b) for n, b in bounds.items()}
     listed = set()
     for line in (ROOT / "environment.yml").read_text().splitlines():
-        m = re.fullmatch(r"\s+- ([A-Za-z0-9_.-]+)>=([0-9.]+)", line)
+        m = re.fullmatch(r"\s+- ([A-Za-z0-9_.-]+)>=([0-9.]+)(?:,<[0-9.]+)?", line)
         if m and m.group(1) != "python":
             listed.add((m.group(1).lower(), m.group(2)))
     assert listed == wanted
