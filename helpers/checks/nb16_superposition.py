@@ -1,27 +1,239 @@
-"""Checks for notebook 16's exercises (TODO: the notebook's subject).
+"""Checks for notebook 16's exercises (superposition and sparse autoencoders).
 
-1. `scale(x, factor)`: TODO, the build exercise.
-2. A prediction: TODO.
+1. A prediction: how the number of features the toy model stores changes as they get sparser.
+2. `SAE`: the learner's sparse autoencoder, an nn.Module with the reference's parameter names
+   (W_enc, b_enc, W_dec, b_dec). The reference's weights are loaded into it, then its forward
+   (x_hat, f), its loss(x, l1_coeff) and its normalise_decoder_() are compared with
+   helpers.sae's, each on its own copy of the input: an input changed in place is named.
 """
 
 import torch
 
-from helpers.checks.compare import arrays
-from helpers.checks.runner import Check, Mistake, Prediction
+from helpers import sae
+from helpers.checks.compare import arrays, number
+from helpers.checks.core import MISSING, RETURNED_NONE, attempt, correct, judge, not_attempted, outcome, wrong
+from helpers.checks.module import _copied_reference, _parameters, _state_problems
+from helpers.checks.runner import Mistake, Prediction
+from helpers.checks.show import describe, say
 
-check_scale = Check(
-    "Exercise 1 (TODO)",
-    reference=lambda x, factor: x * factor,
-    cases=[(torch.arange(6.0).reshape(2, 3), 2.0), (torch.ones(4), -0.5)],
-    mistakes=[Mistake("you added factor instead of multiplying by it.", answer=lambda x, factor: x + factor)],
-    compare=arrays(atol=1e-12, rtol=1e-12),
-    success="x times factor, for every shape tried.",
-    name="scale",
+EX2 = "Exercise 2 (a sparse autoencoder)"
+D_IN, N_FEATURES, L1_COEFF = 6, 10, 0.3
+
+check_stored_guess = Prediction(
+    "Exercise 1 (predict superposition)",
+    why="When features are dense, two of them are often present together, and any overlap between their "
+        "directions costs loss on almost every input: the model keeps the m most important at right angles "
+        "and drops the rest. When they are sparse, two rarely appear together, so directions that overlap "
+        "a little cost little, and the model packs more features than it has dimensions, more the sparser "
+        "they are.",
+    choices=("A", "B", "C"),
+    variable="my_stored_guess",
 )
 
-check_guess = Prediction(
-    "Exercise 2 (TODO)",
-    why="TODO: why the answer is what it is.",
-    rel=0.0,
-    variable="my_guess",
-)
+
+def _reference():
+    """helpers.sae's SparseAutoencoder in float64 with every parameter nonzero (biases too), decoder columns unit."""
+    g = torch.Generator().manual_seed(16)
+    ref = sae.SparseAutoencoder(D_IN, N_FEATURES, generator=g, dtype=torch.float64)
+    with torch.no_grad():
+        ref.W_enc.copy_(torch.randn(N_FEATURES, D_IN, generator=g, dtype=torch.float64) / D_IN ** 0.5)
+        ref.b_enc.copy_(0.3 * torch.randn(N_FEATURES, generator=g, dtype=torch.float64))
+        ref.b_dec.copy_(torch.randn(D_IN, generator=g, dtype=torch.float64))
+    return ref
+
+
+def _inputs():
+    return torch.randn(12, D_IN, generator=torch.Generator().manual_seed(17), dtype=torch.float64)
+
+
+def _codes(ref, x, relu=True, centre=True):
+    pre = (x - ref.b_dec if centre else x) @ ref.W_enc.T + ref.b_enc
+    return torch.relu(pre) if relu else pre
+
+
+def _loss(ref, x, penalty="codes", mean="batch", l1_coeff=L1_COEFF):
+    """The SAE loss and its typical mistakes."""
+    x_hat, f = ref(x)
+    err = (x - x_hat).pow(2)
+    reconstruction = {"batch": err.sum(-1).mean(0), "all": err.mean(), "width": err.mean(-1).sum(0)}[mean]
+    on = {"codes": f.abs(), "reconstruction": x_hat.abs(), "squared": f.pow(2)}[penalty]
+    l1 = {"batch": on.sum(-1).mean(0), "all": on.mean(), "width": on.mean(-1).sum(0)}[mean]
+    return reconstruction + l1_coeff * l1
+
+
+_FORWARD_MISTAKES = [
+    Mistake("your codes are negative in places: the encoder ends with a ReLU, f = ReLU(W_enc (x - b_dec) + "
+            "b_enc), so that a feature is either off (0) or on by some amount.",
+            answer=lambda ref, x: _codes(ref, x, relu=False)),
+    Mistake("the decoder bias was not subtracted before encoding: f = ReLU(W_enc (x - b_dec) + b_enc). b_dec "
+            "is the SAE's guess of the typical input; the features encode what differs from it.",
+            answer=lambda ref, x: _codes(ref, x, centre=False)),
+    Mistake("no ReLU and no b_dec subtracted: f = ReLU(W_enc (x - b_dec) + b_enc).",
+            answer=lambda ref, x: _codes(ref, x, relu=False, centre=False)),
+]
+
+_LOSS_MISTAKES = [
+    Mistake("the L1 penalty is on the reconstruction x_hat; it belongs on the codes f, so that few features "
+            "are active: l1_coeff * |f| summed over the features.", answer=lambda ref, x: _loss(ref, x, "reconstruction")),
+    Mistake("that penalises f squared; the sparsity penalty is the L1 norm, |f| summed over the features (a "
+            "square barely punishes small codes, so they do not go to zero).",
+            answer=lambda ref, x: _loss(ref, x, "squared")),
+    Mistake("you averaged over every entry (.mean() of the whole matrix): sum over the input's width (and over "
+            "the features for L1), then average over the batch, axis 0, so that l1_coeff means the same whatever "
+            "d_in and n_features are.", answer=lambda ref, x: _loss(ref, x, mean="all")),
+    Mistake("the mean is over the wrong axis: you averaged over the width and summed over the batch. Sum over "
+            "the last axis (d_in, or the features), then take the mean over the batch, axis 0.",
+            answer=lambda ref, x: _loss(ref, x, mean="width")),
+    Mistake("l1_coeff is missing: the loss is the reconstruction plus l1_coeff times the L1 term.",
+            answer=lambda ref, x: _loss(ref, x, l1_coeff=1.0)),
+    Mistake("that is the reconstruction alone: add l1_coeff times |f| summed over the features, averaged "
+            "over the batch.", answer=lambda ref, x: _loss(ref, x, l1_coeff=0.0)),
+]
+
+
+def _stretched(ref):
+    """W_dec with columns of lengths 0.5 .. 2.5, as they are after an optimiser step."""
+    lengths = torch.linspace(0.5, 2.5, N_FEATURES, dtype=torch.float64)
+    return ref.W_dec.detach() * lengths
+
+
+_NORMALISE_MISTAKES = [
+    Mistake("W_dec is as it was: normalise_decoder_ must change self.W_dec itself, in place (under "
+            "torch.no_grad(), self.W_dec /= ... or self.W_dec.data = ...), not return a new tensor.",
+            answer=lambda W: W),
+    Mistake("you normalised the rows of W_dec; each feature is a column, W_dec[:, i], so divide by "
+            "W_dec.norm(dim=0).", answer=lambda W: W / W.norm(dim=1, keepdim=True)),
+    Mistake("you divided the whole matrix by one norm; each column (one per feature) gets its own: "
+            "W_dec.norm(dim=0).", answer=lambda W: W / W.norm()),
+]
+
+
+def _changed(before, after):
+    return not torch.equal(before, after)
+
+
+def _in_place(what):
+    return wrong(EX2, say("{what} changed its input x in place: the caller's activations are now different. "
+                          "Compute new tensors (x - self.b_dec, not x -= self.b_dec).", what=what))
+
+
+def _first_match(mistakes, got, case, compare):
+    for mistake in mistakes:
+        if mistake.matches(got, case, compare):
+            return mistake.message
+    return None
+
+
+def _check_sae(cls):
+    """Exercise 2: SAE(d_in, n_features) with forward(x) -> (x_hat, f), loss(x, l1_coeff), normalise_decoder_()."""
+    if cls is None:
+        return not_attempted(EX2)
+    reference = _reference().eval()
+    copied = _copied_reference(cls, reference)
+    if copied:
+        return wrong(EX2, copied)
+    module = attempt(lambda c: c(D_IN, N_FEATURES), cls, copies=False)
+    if module is MISSING or module is RETURNED_NONE:
+        return not_attempted(EX2)
+    early = outcome(EX2, say("building your SAE"), module)
+    if early is not None:
+        return early
+    if not isinstance(module, torch.nn.Module):
+        return wrong(EX2, say("SAE(6, 10) built {got}, not an nn.Module: subclass nn.Module and call "
+                              "super().__init__() first.", got=describe(module)))
+    x = _inputs()
+    if not _parameters(module):
+        with torch.no_grad():
+            if attempt(module, x) is MISSING:   # the untouched stub
+                return not_attempted(EX2)
+    expected = _parameters(reference)
+    problems = _state_problems(_parameters(module), expected, {})
+    if problems:
+        return wrong(EX2, say("your SAE's parameters do not match: {problem}", problem=problems[0]))
+    module.to(torch.float64)
+    module.load_state_dict({name: p.detach() for name, p in expected.items()}, strict=False)
+    compare = arrays(atol=1e-9, rtol=1e-9)
+
+    # forward
+    given = x.clone()
+    with torch.no_grad():
+        got = attempt(module, given, copies=False)
+    early = outcome(EX2, say("your SAE's forward"), got)
+    if early is not None:
+        return early
+    if _changed(x, given):
+        return _in_place(say("your forward"))
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        return wrong(EX2, say("your forward returned {got}; it should return two tensors, (x_hat, f): the "
+                              "reconstruction and the codes.", got=describe(got)))
+    with torch.no_grad():
+        x_hat_ref, f_ref = reference(x)
+    x_hat, f = got
+    if compared_bad := _compare(compare, f, f_ref):
+        message = _first_match(_FORWARD_MISTAKES, f, (reference, x), compare)
+        return wrong(EX2, message or say("with the reference's weights, your codes f {problem}.", problem=compared_bad))
+    if compared_bad := _compare(compare, x_hat, x_hat_ref):
+        if _compare(compare, x_hat, x_hat_ref - reference.b_dec) is None:
+            return wrong(EX2, say("your codes are right, but b_dec was not added back: x_hat = W_dec f + b_dec."))
+        return wrong(EX2, say("your codes are right; your reconstruction x_hat {problem}: x_hat = W_dec f + b_dec, "
+                              "a sum of decoder columns.", problem=compared_bad))
+
+    # loss
+    given = x.clone()
+    loss_fn = getattr(module, "loss", None)
+    if not callable(loss_fn):
+        return wrong(EX2, say("your forward is right; now write the method loss(self, x, l1_coeff)."))
+    got = attempt(loss_fn, given, L1_COEFF, copies=False)
+    early = outcome(EX2, say("your SAE's loss"), got)
+    if early is not None:
+        return early if got is not MISSING else wrong(EX2, say("your forward is right; now write loss(self, x, "
+                                                               "l1_coeff), the method under it."))
+    if _changed(x, given):
+        return _in_place(say("your loss"))
+    with torch.no_grad():
+        want = _loss(reference, x)
+    loss_compare = number(rel=1e-9, abs=1e-12)
+    if compared_bad := _compare(loss_compare, _plain(got), want.item()):
+        with torch.no_grad():
+            message = _first_match(_LOSS_MISTAKES, _plain(got), (reference, x),
+                                   lambda a, b: loss_compare(a, _plain(b)))
+        return wrong(EX2, message or say("your forward is right; your loss {problem}.", problem=compared_bad))
+
+    # the decoder's columns at unit norm
+    normalise = getattr(module, "normalise_decoder_", None)
+    if not callable(normalise):
+        return wrong(EX2, say("forward and loss are right; now write normalise_decoder_(self), which rescales "
+                              "every column of W_dec to length 1, in place."))
+    stretched = _stretched(reference)
+    with torch.no_grad():
+        module.W_dec.copy_(stretched)
+    result = attempt(normalise, copies=False)
+    if result is MISSING:
+        return wrong(EX2, say("forward and loss are right; now write normalise_decoder_(self), the last method."))
+    if isinstance(result, BaseException):
+        return outcome(EX2, say("your normalise_decoder_()"), result)
+    now = module.W_dec.detach()
+    if compared_bad := _compare(compare, now, stretched / stretched.norm(dim=0)):
+        message = _first_match(_NORMALISE_MISTAKES, now, (stretched,), compare)
+        return wrong(EX2, message or say("after normalise_decoder_(), W_dec {problem}; every column should have "
+                                         "length 1 and keep its direction.", problem=compared_bad))
+    return correct(EX2, say("with the reference's weights your SAE gives the same codes, reconstruction and loss, "
+                            "and normalise_decoder_ puts every decoder column at length 1: helpers.sae's "
+                            "SparseAutoencoder, written by you."))
+
+
+def _plain(value):
+    return value.item() if isinstance(value, torch.Tensor) and value.numel() == 1 else value
+
+
+def _compare(compare, got, expected):
+    try:
+        return compare(got, expected)
+    except Exception as err:  # noqa: BLE001 - an answer of another kind is described, not raised
+        return say("cannot be compared with the expected {expected} ({kind})", expected=describe(expected),
+                   kind=type(err).__name__)
+
+
+def check_sae(cls):
+    """Exercise 2: the learner's SAE class, loaded with the reference's weights."""
+    return judge(EX2, _check_sae, cls)
