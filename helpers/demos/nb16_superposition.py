@@ -69,8 +69,8 @@ def make(autoencoder=None):
 
     def text(subject):
         r = rows[subject]
-        return (f"{subject}: {_count(neurons[r])} neurons above half their peak, "
-                f"{int((features[r] > 0).sum())} features active")
+        return (f"{subject}: {_count(neurons[r])} neurons above half the strongest, "
+                f"{int((features[r] > 0).sum())} of {features.shape[1]} features active")
 
     def draw(fig, subject):
         ax1, ax2 = fig.subplots(1, 2)
