@@ -127,7 +127,7 @@ def _first_match(mistakes, got, case, compare):
 def _check_sae(cls):
     """Exercise 2: SAE(d_in, n_features) with forward(x) -> (x_hat, f), loss(x, l1_coeff), normalise_decoder_()."""
     if cls is None:
-        return not_attempted(EX2)
+        return not_attempted(exercise=EX2)
     reference = _reference().eval()
     copied = _copied_reference(cls, reference)
     if copied:
