@@ -59,7 +59,8 @@ class Stub(nn.Module):
 
 
 def test_not_attempted():
-    for fb in [checks.check_sae(None), checks.check_sae(Stub), checks.check_stored_guess(None, "B")]:
+    for fb in [checks.check_sae(None), checks.check_sae(Stub), checks.check_stored_guess(None, "B"),
+               checks.check_variance(None), checks.check_variance(lambda x, x_hat: None)]:
         assert fb.status == "not attempted" and "Hint" not in str(fb), fb
 
 
@@ -103,3 +104,26 @@ def test_misnamed_parameters_are_named():
 
     fb = checks.check_sae(Renamed)
     assert fb.status == "wrong" and "W_enc" in str(fb)
+
+
+def test_variance_explained():
+    assert checks.check_variance(lambda x, x_hat: 1 - ((x - x_hat) ** 2).sum() / ((x - x.mean(0)) ** 2).sum())
+    assert checks.check_variance(lambda x, x_hat: (1 - (x - x_hat).square().sum() / (x - x.mean(0)).square().sum()).item())
+    named = {
+        "not centred": lambda x, x_hat: 1 - ((x - x_hat) ** 2).sum() / (x ** 2).sum(),
+        "unexplained": lambda x, x_hat: ((x - x_hat) ** 2).sum() / ((x - x.mean(0)) ** 2).sum(),
+        "wrong axis": lambda x, x_hat: 1 - ((x - x_hat) ** 2).sum() / ((x - x.mean(1, keepdim=True)) ** 2).sum(),
+        "per neuron": lambda x, x_hat: (1 - ((x - x_hat) ** 2).sum(0) / ((x - x.mean(0)) ** 2).sum(0)).mean(),
+    }
+    for words, fn in named.items():
+        fb = checks.check_variance(fn)
+        assert fb.status == "wrong" and words in str(fb), (words, str(fb))
+
+
+def test_variance_explained_in_place_edit_is_named():
+    def in_place(x, x_hat):
+        x -= x_hat
+        return 1 - (x ** 2).sum() / ((x_hat + x - (x_hat + x).mean(0)) ** 2).sum()
+
+    fb = checks.check_variance(in_place)
+    assert fb.status == "wrong" and "in place" in str(fb), str(fb)

@@ -1,6 +1,7 @@
 """Checks for notebook 16's exercises (superposition and sparse autoencoders).
 
 1. A prediction: how the number of features the toy model stores changes as they get sparser.
+3. (stretch) `variance_explained(x, x_hat)`: the share of the variance an SAE's reconstruction keeps.
 2. `SAE`: the learner's sparse autoencoder, an nn.Module with the reference's parameter names
    (W_enc, b_enc, W_dec, b_dec). The reference's weights are loaded into it, then its forward
    (x_hat, f), its loss(x, l1_coeff) and its normalise_decoder_() are compared with
@@ -13,7 +14,7 @@ from helpers import sae
 from helpers.checks.compare import arrays, number
 from helpers.checks.core import MISSING, RETURNED_NONE, attempt, correct, judge, not_attempted, outcome, wrong
 from helpers.checks.module import _copied_reference, _parameters, _state_problems
-from helpers.checks.runner import Mistake, Prediction
+from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import describe, say
 
 EX2 = "Exercise 2 (a sparse autoencoder)"
@@ -237,3 +238,63 @@ def _compare(compare, got, expected):
 def check_sae(cls):
     """Exercise 2: the learner's SAE class, loaded with the reference's weights."""
     return judge(EX2, _check_sae, cls)
+
+
+# ---- Exercise 3: variance explained -----------------------------------------------------------
+
+EX3 = "Exercise 3 (variance explained)"
+
+
+def _reconstruction_case(seed, n=40, d=7, offset=3.0):
+    """Activations with a mean far from 0 (as a GELU's are), and a rebuild of them with some error."""
+    g = torch.Generator().manual_seed(seed)
+    x = offset + torch.randn(n, d, generator=g, dtype=torch.float64) * torch.linspace(0.5, 2.0, d, dtype=torch.float64)
+    return x, x + 0.4 * torch.randn(n, d, generator=g, dtype=torch.float64)
+
+
+def _centred_rows(x, x_hat):
+    return 1 - (x - x_hat).pow(2).sum() / (x - x.mean(1, keepdim=True)).pow(2).sum()
+
+
+_VARIANCE = Check(
+    EX3,
+    reference=sae.variance_explained,
+    cases=[_reconstruction_case(0), _reconstruction_case(1, n=25, d=4, offset=-2.0)],
+    mistakes=[
+        Mistake("the denominator is not centred: it should be the variance of x, sum ||x - mean(x)||^2 with the "
+                "mean over the rows (x.mean(0)), not sum ||x||^2. Activations have a large mean, and dividing by "
+                "their raw size flatters the SAE.",
+                answer=lambda x, x_hat: 1 - (x - x_hat).pow(2).sum() / x.pow(2).sum()),
+        Mistake("that is the share left unexplained, sum ||x - x_hat||^2 / sum ||x - mean(x)||^2; the variance "
+                "explained is 1 minus it.",
+                answer=lambda x, x_hat: (x - x_hat).pow(2).sum() / (x - x.mean(0)).pow(2).sum()),
+        Mistake("the mean is over the wrong axis: x.mean(1) averages each row's entries; the mean input is "
+                "x.mean(0), over the rows (inputs).", answer=_centred_rows),
+        Mistake("you averaged one ratio per column (per neuron); the variance explained divides the two sums over "
+                "every entry, so that neurons with a large variance count for more.",
+                answer=lambda x, x_hat: (1 - (x - x_hat).pow(2).sum(0) / (x - x.mean(0)).pow(2).sum(0)).mean()),
+    ],
+    compare=number(rel=1e-9, abs=1e-12),
+    success="1 - sum ||x - x_hat||^2 / sum ||x - mean(x)||^2, over every entry, as sae.variance_explained.",
+    name="variance_explained",
+)
+
+
+def _check_variance(fn):
+    """Exercise 3: variance_explained(x, x_hat) -> one number; the inputs are left as they were."""
+    if fn is None or not callable(fn):
+        return _VARIANCE(fn)
+    x, x_hat = _reconstruction_case(0)
+    given = x.clone(), x_hat.clone()
+    got = attempt(fn, *given, copies=False)
+    if got is MISSING:
+        return not_attempted(exercise=EX3)
+    if not isinstance(got, BaseException) and (_changed(x, given[0]) or _changed(x_hat, given[1])):
+        return wrong(EX3, say("variance_explained changed x or x_hat in place: the caller's tensors are now "
+                              "different. Compute new tensors (x - x_hat, not x -= x_hat)."))
+    return _VARIANCE(fn)
+
+
+def check_variance(fn):
+    """Exercise 3 (stretch): the learner's variance_explained(x, x_hat)."""
+    return judge(EX3, _check_variance, fn)
