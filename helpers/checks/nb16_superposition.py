@@ -12,8 +12,8 @@ import torch
 
 from helpers import sae
 from helpers.checks.compare import arrays, number
-from helpers.checks.core import MISSING, RETURNED_NONE, attempt, correct, judge, not_attempted, outcome, wrong
-from helpers.checks.module import _copied_reference, _parameters, _state_problems
+from helpers.checks.core import MISSING, attempt, correct, judge, not_attempted, outcome, wrong
+from helpers.checks.module import ModuleCheck, _parameters
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import describe, say
 
@@ -62,16 +62,52 @@ def _loss(ref, x, penalty="codes", mean="batch", l1_coeff=L1_COEFF):
     return reconstruction + l1_coeff * l1
 
 
+def _pair_from(codes):
+    """(ref, x) -> the (x_hat, f) a forward with these codes gives."""
+    def answer(ref, x):
+        f = codes(ref, x)
+        return ref.decode(f), f
+    return answer
+
+
+def _pair(got, expected):
+    """Compare a forward's (x_hat, f) with the reference's: the codes first, then the reconstruction."""
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        return say("is {got}; it should be two tensors, (x_hat, f): the reconstruction and the codes",
+                   got=describe(got))
+    problem = arrays(atol=1e-9, rtol=1e-9)(got[1], expected[1])
+    if problem is not None:
+        return say("has codes f that differ ({problem})", problem=problem)
+    problem = arrays(atol=1e-9, rtol=1e-9)(got[0], expected[0])
+    if problem is not None:
+        return say("has the right codes but a reconstruction x_hat that differs ({problem}): x_hat = W_dec f + "
+                   "b_dec, a sum of decoder columns", problem=problem)
+    return None
+
+
 _FORWARD_MISTAKES = [
     Mistake("your codes are negative in places: the encoder ends with a ReLU, f = ReLU(W_enc (x - b_dec) + "
             "b_enc), so that a feature is either off (0) or on by some amount.",
-            answer=lambda ref, x: _codes(ref, x, relu=False)),
+            answer=_pair_from(lambda ref, x: _codes(ref, x, relu=False))),
     Mistake("the decoder bias was not subtracted before encoding: f = ReLU(W_enc (x - b_dec) + b_enc). b_dec "
             "is the SAE's guess of the typical input; the features encode what differs from it.",
-            answer=lambda ref, x: _codes(ref, x, centre=False)),
+            answer=_pair_from(lambda ref, x: _codes(ref, x, centre=False))),
     Mistake("no ReLU and no b_dec subtracted: f = ReLU(W_enc (x - b_dec) + b_enc).",
-            answer=lambda ref, x: _codes(ref, x, relu=False, centre=False)),
+            answer=_pair_from(lambda ref, x: _codes(ref, x, relu=False, centre=False))),
+    Mistake("your codes are right, but b_dec was not added back: x_hat = W_dec f + b_dec.",
+            answer=lambda ref, x: (ref.decode(_codes(ref, x)) - ref.b_dec, _codes(ref, x))),
 ]
+
+_FORWARD = ModuleCheck(
+    EX2,
+    reference=_reference,
+    build=lambda cls: cls(D_IN, N_FEATURES),
+    inputs=_inputs,
+    mistakes=_FORWARD_MISTAKES,
+    compare=_pair,
+    success="your forward gives the reference's codes and reconstruction.",
+    name="your SAE",
+)
 
 _LOSS_MISTAKES = [
     Mistake("the L1 penalty is on the reconstruction x_hat; it belongs on the codes f, so that few features "
@@ -129,55 +165,19 @@ def _check_sae(cls):
     """Exercise 2: SAE(d_in, n_features) with forward(x) -> (x_hat, f), loss(x, l1_coeff), normalise_decoder_()."""
     if cls is None:
         return not_attempted(exercise=EX2)
+    forward = _FORWARD(cls)   # builds it, loads the reference's weights, compares (x_hat, f)
+    if forward.status != "correct":
+        return forward
     reference = _reference().eval()
-    copied = _copied_reference(cls, reference)
-    if copied:
-        return wrong(EX2, copied)
-    module = attempt(lambda c: c(D_IN, N_FEATURES), cls, copies=False)
-    if module is MISSING or module is RETURNED_NONE:
-        return not_attempted(EX2)
-    early = outcome(EX2, say("building your SAE"), module)
-    if early is not None:
-        return early
-    if not isinstance(module, torch.nn.Module):
-        return wrong(EX2, say("SAE(6, 10) built {got}, not an nn.Module: subclass nn.Module and call "
-                              "super().__init__() first.", got=describe(module)))
-    x = _inputs()
-    if not _parameters(module):
-        with torch.no_grad():
-            if attempt(module, x) is MISSING:   # the untouched stub
-                return not_attempted(EX2)
-    expected = _parameters(reference)
-    problems = _state_problems(_parameters(module), expected, {})
-    if problems:
-        return wrong(EX2, say("your SAE's parameters do not match: {problem}", problem=problems[0]))
-    module.to(torch.float64)
-    module.load_state_dict({name: p.detach() for name, p in expected.items()}, strict=False)
+    module = cls(D_IN, N_FEATURES).to(torch.float64)
+    module.load_state_dict({name: p.detach() for name, p in _parameters(reference).items()}, strict=False)
     compare = arrays(atol=1e-9, rtol=1e-9)
-
-    # forward
+    x = _inputs()
     given = x.clone()
     with torch.no_grad():
-        got = attempt(module, given, copies=False)
-    early = outcome(EX2, say("your SAE's forward"), got)
-    if early is not None:
-        return early
+        attempt(module, given, copies=False)
     if _changed(x, given):
         return _in_place(say("your forward"))
-    if not isinstance(got, (tuple, list)) or len(got) != 2:
-        return wrong(EX2, say("your forward returned {got}; it should return two tensors, (x_hat, f): the "
-                              "reconstruction and the codes.", got=describe(got)))
-    with torch.no_grad():
-        x_hat_ref, f_ref = reference(x)
-    x_hat, f = got
-    if compared_bad := _compare(compare, f, f_ref):
-        message = _first_match(_FORWARD_MISTAKES, f, (reference, x), compare)
-        return wrong(EX2, message or say("with the reference's weights, your codes f {problem}.", problem=compared_bad))
-    if compared_bad := _compare(compare, x_hat, x_hat_ref):
-        if _compare(compare, x_hat, x_hat_ref - reference.b_dec) is None:
-            return wrong(EX2, say("your codes are right, but b_dec was not added back: x_hat = W_dec f + b_dec."))
-        return wrong(EX2, say("your codes are right; your reconstruction x_hat {problem}: x_hat = W_dec f + b_dec, "
-                              "a sum of decoder columns.", problem=compared_bad))
 
     # loss
     given = x.clone()
