@@ -51,6 +51,13 @@ def test_an_in_place_edit_of_the_weights_is_named():
     assert fb.status == "wrong" and "in place" in str(fb) and "c_fc.weight" in str(fb), fb
 
 
+def test_the_saving_guess():
+    assert checks.check_saving_guess(None, 49.5).status == "not attempted"
+    assert checks.check_saving_guess(50, 49.5)
+    for wrong in (100, 25, 0.495):
+        assert checks.check_saving_guess(wrong, 49.5).status == "wrong"
+
+
 def test_a_wrong_guess_is_wrong():
     assert checks.check_relu_guess(10, 56.0).status == "wrong"
     assert checks.check_relu_guess(95, 56.0).status == "wrong"

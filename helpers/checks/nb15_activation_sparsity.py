@@ -162,3 +162,15 @@ def _judge(fn):
 
 def check_sparse_mlp(fn):
     return judge(EX2, _judge, fn)
+
+
+check_saving_guess = Prediction(
+    "Exercise 3 (predict the most a step saves without a predictor)",
+    why="Without a predictor c_fc is read whole to learn which units are on; only c_proj's columns can be "
+        "skipped, and c_fc's biases and c_proj's bias are read anyway. With every unit off that is d_ff x "
+        "d_model of the dense d_ff x (2 d_model + 1) + d_model numbers: a little under half.",
+    rel=0.1,
+    variable="my_saving_guess",
+    fmt="{:.1f}%",
+    percent=True,
+)
