@@ -274,6 +274,9 @@ CHEATS = {
     "nb12_kv_memory_editing.check_memit": [("W, K, V and C scaled", 0, _scaled)],
     "nb13_real_gpt2.check_mlp_from_hf": [("the block's weights scaled", 0, _scaled)],
     "nb13_real_gpt2.check_restore_hook": [("the clean output scaled", 0, _scaled)],
+    "nb15_activation_sparsity.check_sparse_mlp": [
+        ("c_proj scaled", 0, _changed_in_place(1, lambda mlp: mlp.c_proj.weight.mul_(2))),
+        ("x scaled", 0, _changed_in_place(0, lambda x: x.mul_(2)))],
     "nb16_superposition.check_variance": [("x_hat moved onto x", 0, _changed_in_place(1, torch.Tensor.zero_))],
 }
 FUNCTION_CHECKS = [e for e in FUNCTIONS if not isinstance(e.check, Check)]

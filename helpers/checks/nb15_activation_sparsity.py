@@ -1,0 +1,176 @@
+"""Checks for notebook 15's exercises (activation sparsity in serving).
+
+1. A prediction: the share of a ReLU MLP's hidden units that are exactly 0 for one token.
+2. `sparse_mlp(x, mlp, active)`: the MLP's output reading only the active units' rows of c_fc and
+   columns of c_proj; compared with helpers.sparsity.sparse_mlp, which for ReLU and the set of
+   nonzero units equals the dense MLP.
+
+The learner's function first runs on a copy of each MLP that the check looks at afterwards: a
+weight changed in place is named.
+"""
+
+import torch
+
+from helpers import sparsity
+from helpers.checks.compare import arrays
+from helpers.checks.core import MISSING, attempt, judge, not_attempted, wrong
+from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.show import say
+from helpers.ffn import FFN
+
+EX2 = "Exercise 2 (the sparse forward)"
+
+check_relu_guess = Prediction(
+    "Exercise 1 (predict a ReLU MLP's off share)",
+    why="ReLU outputs exactly 0 for every negative input, and a trained MLP's pre-activations are "
+        "negative for about half of its units or more on any one token; which half changes from token to "
+        "token. That is the sparsity a server could skip.",
+    rel=0.2,
+    variable="my_guess",
+    fmt="{:.0f}%",
+    percent=True,
+)
+
+
+def _mlp(d_model, d_ff, activation, seed):
+    g = torch.Generator().manual_seed(seed)
+    mlp = FFN(d_model, d_ff, activation=activation).double()
+    with torch.no_grad():
+        for p in mlp.parameters():
+            p.copy_(torch.randn(p.shape, generator=g, dtype=p.dtype) * 0.5)
+    return mlp.eval().requires_grad_(False)
+
+
+def _cases():
+    g = torch.Generator().manual_seed(15)
+    cases = []
+    square = _mlp(16, 16, "relu", 1)                       # d_model = d_ff: a swap gives an answer, not an error
+    x = torch.randn(16, generator=g, dtype=torch.float64)
+    cases.append((x, square, sparsity.active_units(sparsity.hidden(x, square))))
+    relu = _mlp(8, 32, "relu", 2)
+    x = torch.randn(8, generator=g, dtype=torch.float64)
+    cases.append((x, relu, sparsity.active_units(sparsity.hidden(x, relu)).nonzero().flatten()))
+    gelu = _mlp(8, 32, "gelu", 3)
+    xs = torch.randn(4, 8, generator=g, dtype=torch.float64)
+    cases.append((xs, gelu, sparsity.active_units(sparsity.hidden(xs, gelu), 0.2)))   # a set per token
+    return cases
+
+
+def _parts(x, mlp, active):
+    """(rows of c_fc, their bias, columns of c_proj) for one set of active units."""
+    idx = active.nonzero().flatten() if active.dtype == torch.bool else active
+    return mlp.c_fc.weight[idx], mlp.c_fc.bias[idx], mlp.c_proj.weight[:, idx], idx
+
+
+def _per_token(one):
+    """Apply one(x_t, mlp, active_t) to each token when active is a set per token."""
+    def answer(x, mlp, active):
+        if active.ndim == 2:
+            return torch.stack([one(x_t, mlp, a_t) for x_t, a_t in zip(x, active, strict=True)])
+        return one(x, mlp, active)
+    return answer
+
+
+@_per_token
+def _no_down_bias(x, mlp, active):
+    w, b, v, _ = _parts(x, mlp, active)
+    return mlp.act(x @ w.T + b) @ v.T
+
+
+@_per_token
+def _bias_per_unit(x, mlp, active):
+    w, b, v, idx = _parts(x, mlp, active)
+    return mlp.act(x @ w.T + b) @ v.T + len(idx) * mlp.c_proj.bias
+
+
+@_per_token
+def _swapped(x, mlp, active):
+    _, b, _, idx = _parts(x, mlp, active)
+    return mlp.act(x @ mlp.c_fc.weight[:, idx] + b) @ mlp.c_proj.weight[idx] + mlp.c_proj.bias
+
+
+@_per_token
+def _no_activation(x, mlp, active):
+    w, b, v, _ = _parts(x, mlp, active)
+    return (x @ w.T + b) @ v.T + mlp.c_proj.bias
+
+
+@_per_token
+def _activation_last(x, mlp, active):
+    w, b, v, _ = _parts(x, mlp, active)
+    return mlp.act((x @ w.T + b) @ v.T + mlp.c_proj.bias)
+
+
+def _batch_union(x, mlp, active):
+    return sparsity.sparse_mlp(x, mlp, active.any(0) if active.ndim == 2 else active)
+
+
+def _first_token(x, mlp, active):
+    return sparsity.sparse_mlp(x, mlp, active[0] if active.ndim == 2 else active)
+
+
+_table = Check(
+    EX2,
+    reference=sparsity.sparse_mlp,
+    cases=_cases(),
+    mistakes=[
+        Mistake("rows and columns are swapped: unit i owns ROW i of c_fc.weight (d_ff, d_model), "
+                "c_fc.weight[idx], and COLUMN i of c_proj.weight (d_model, d_ff), c_proj.weight[:, idx].",
+                answer=_swapped),
+        Mistake("c_proj's bias is missing: the dense MLP adds it once to every output, whichever units are on.",
+                answer=_no_down_bias),
+        Mistake("c_proj's bias is added once per active unit; it belongs to the output, not to a unit: add "
+                "it once.", answer=_bias_per_unit),
+        Mistake("the activation is missing: the active units' pre-activations go through mlp.act before "
+                "the columns of c_proj weigh them.", answer=_no_activation),
+        Mistake("the activation is applied after the down-projection; it belongs between the rows of c_fc "
+                "and the columns of c_proj.", answer=_activation_last),
+        Mistake("each token used the units active anywhere in the batch (their union): with a set per token "
+                "(active of shape (T, d_ff)), token t reads active[t]'s units only.", answer=_batch_union),
+        Mistake("every token used the first token's set: token t reads active[t]'s units.", answer=_first_token),
+    ],
+    compare=arrays(atol=1e-10, rtol=1e-10),
+    success="the active units' rows of c_fc and columns of c_proj give the MLP's output: equal to the dense "
+            "ReLU MLP, and to the reference for a set per token.",
+    name="sparse_mlp",
+)
+
+
+def _edited(fn):
+    """Run fn on each case with copies the check keeps; the names of weights it changed, or MISSING."""
+    for x, mlp, active in _cases():
+        before = {k: v.clone() for k, v in mlp.state_dict().items()}
+        got = attempt(fn, x.clone(), mlp, active.clone(), copies=False)
+        if got is MISSING:
+            return MISSING
+        changed = [k for k, v in mlp.state_dict().items() if not torch.equal(v, before[k])]
+        if changed:
+            return changed
+    return []
+
+
+def _judge(fn):
+    changed = _edited(fn)
+    if changed is MISSING:
+        return not_attempted(EX2)
+    if changed:
+        return wrong(EX2, say("your function changed the MLP's weights ({names}) in place. Read the active "
+                              "rows and columns (indexing makes a new tensor) and leave the MLP as it was: a "
+                              "server runs the same weights for every token.", names=", ".join(changed)))
+    return _table._judge(fn)
+
+
+def check_sparse_mlp(fn):
+    return judge(EX2, _judge, fn)
+
+
+check_saving_guess = Prediction(
+    "Exercise 3 (predict the most a step saves without a predictor)",
+    why="Without a predictor c_fc is read whole to learn which units are on; only c_proj's columns can be "
+        "skipped, and c_fc's biases and c_proj's bias are read anyway. With every unit off that is d_ff x "
+        "d_model of the dense d_ff x (2 d_model + 1) + d_model numbers: a little under half.",
+    rel=0.1,
+    variable="my_saving_guess",
+    fmt="{:.1f}%",
+    percent=True,
+)

@@ -1,0 +1,63 @@
+"""Notebook 15's checks accept a right answer and name typical mistakes."""
+
+import pytest
+import torch
+
+from helpers import sparsity
+from helpers.checks import nb15_activation_sparsity as checks
+
+
+def test_not_attempted():
+    for fb in [checks.check_sparse_mlp(None), checks.check_relu_guess(None, 56.0)]:
+        assert fb.status == "not attempted" and "Hint" not in str(fb)
+
+
+def written_out(x, mlp, active):
+    """The learner's loop version: one token at a time, indices from each token's mask."""
+    def one(x_t, a_t):
+        idx = a_t.nonzero().flatten() if a_t.dtype == torch.bool else a_t
+        h = mlp.act(x_t @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx])
+        return h @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+    if active.ndim == 2:
+        return torch.stack([one(x_t, a_t) for x_t, a_t in zip(x, active)])
+    return one(x, active)
+
+
+def test_right_answers():
+    assert checks.check_sparse_mlp(sparsity.sparse_mlp)
+    assert checks.check_sparse_mlp(written_out)
+    assert checks.check_relu_guess(56, 56.0)
+    assert checks.check_relu_guess(0.56, 56.0).status == "wrong"   # a fraction for a percent is named
+
+
+@pytest.mark.parametrize("mistake, words", [
+    (checks._swapped, "swapped"), (checks._no_down_bias, "bias is missing"),
+    (checks._bias_per_unit, "once per active unit"), (checks._no_activation, "activation is missing"),
+    (checks._activation_last, "after the down-projection"), (checks._batch_union, "anywhere in the batch"),
+    (checks._first_token, "first token's set"),
+])
+def test_mistakes_are_named(mistake, words):
+    fb = checks.check_sparse_mlp(mistake)
+    assert fb.status == "wrong" and words in str(fb), fb
+
+
+def test_an_in_place_edit_of_the_weights_is_named():
+    def zero_the_off_rows(x, mlp, active):
+        with torch.no_grad():
+            if active.dtype == torch.bool and active.ndim == 1:
+                mlp.c_fc.weight[~active] = 0.0
+        return sparsity.sparse_mlp(x, mlp, active)
+    fb = checks.check_sparse_mlp(zero_the_off_rows)
+    assert fb.status == "wrong" and "in place" in str(fb) and "c_fc.weight" in str(fb), fb
+
+
+def test_the_saving_guess():
+    assert checks.check_saving_guess(None, 49.5).status == "not attempted"
+    assert checks.check_saving_guess(50, 49.5)
+    for wrong in (100, 25, 0.495):
+        assert checks.check_saving_guess(wrong, 49.5).status == "wrong"
+
+
+def test_a_wrong_guess_is_wrong():
+    assert checks.check_relu_guess(10, 56.0).status == "wrong"
+    assert checks.check_relu_guess(95, 56.0).status == "wrong"
