@@ -286,7 +286,8 @@ def readme_rows(number, name, title):
             "README.md"),
         korean: with_row_after_last(
             korean.read_text(encoding="utf-8"), r"^\| \d\d \| \[.*\n",
-            f"| {number} | [TODO: 한국어 제목 ({title})](notebooks/ko/{file}) | TODO: 무엇을 보여 주는지 |\n",
+            f"| {number} | [TODO: 한국어 제목 ({title})](notebooks/ko/{file}) | TODO: 무엇을 보여 주는지 | "
+            f"{sync_notebooks.badge('ko/' + file)} |\n",
             "README.ko.md"),
     }
 
