@@ -131,3 +131,9 @@ def test_dequantize_mistakes_are_named():
 def test_wrong_guess():
     fb = checks.check_worse_guess("A", "B")
     assert fb.status == "wrong", fb
+
+
+def test_share_guess():
+    assert checks.check_share_guess(None, 0.2514).status == "not attempted"
+    assert checks.check_share_guess(0.25, 0.2514)
+    assert checks.check_share_guess(0.5, 0.2514).status == "wrong"
