@@ -5,6 +5,7 @@
    hold an all-zero row, a row with one huge weight, odd group sizes and more than 8 bits.
 2. A prediction: which is worse on the trained fact model's MLP weights, int4 per tensor or int3
    per group of 64?
+3. (stretch) A prediction: the share of float32's bytes that the int8 copy of an MLP takes.
 
 The learner's functions get copies of each case; a function that changes the W (or q, scale) it
 was given is named.
