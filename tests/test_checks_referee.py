@@ -274,6 +274,9 @@ CHEATS = {
     "nb12_kv_memory_editing.check_memit": [("W, K, V and C scaled", 0, _scaled)],
     "nb13_real_gpt2.check_mlp_from_hf": [("the block's weights scaled", 0, _scaled)],
     "nb13_real_gpt2.check_restore_hook": [("the clean output scaled", 0, _scaled)],
+    "nb14_quantization.check_quantize": [
+        ("W scaled", 0, _changed_in_place(0, lambda W: W.mul_(2))),
+        ("q zeroed", 1, _changed_in_place(0, lambda q: q.zero_()))],
 }
 FUNCTION_CHECKS = [e for e in FUNCTIONS if not isinstance(e.check, Check)]
 CHEAT_CASES = [(e, label, position, make) for e in FUNCTION_CHECKS for label, position, make in CHEATS.get(e.id, [])]
