@@ -278,6 +278,9 @@ CHEATS = {
         ("c_proj scaled", 0, _changed_in_place(1, lambda mlp: mlp.c_proj.weight.mul_(2))),
         ("x scaled", 0, _changed_in_place(0, lambda x: x.mul_(2)))],
     "nb16_superposition.check_variance": [("x_hat moved onto x", 0, _changed_in_place(1, torch.Tensor.zero_))],
+    "nb14_quantization.check_quantize": [
+        ("W scaled", 0, _changed_in_place(0, lambda W: W.mul_(2))),
+        ("q zeroed", 1, _changed_in_place(0, lambda q: q.zero_()))],
 }
 FUNCTION_CHECKS = [e for e in FUNCTIONS if not isinstance(e.check, Check)]
 CHEAT_CASES = [(e, label, position, make) for e in FUNCTION_CHECKS for label, position, make in CHEATS.get(e.id, [])]
