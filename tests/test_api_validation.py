@@ -35,9 +35,9 @@ from helpers import (
     network3d,
     plots,
     progress,
+    quantize,
     sae,
     superposition,
-    quantize,
     tensor_parallel,
     timing,
 )

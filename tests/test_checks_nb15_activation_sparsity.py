@@ -19,7 +19,7 @@ def written_out(x, mlp, active):
         h = mlp.act(x_t @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx])
         return h @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
     if active.ndim == 2:
-        return torch.stack([one(x_t, a_t) for x_t, a_t in zip(x, active)])
+        return torch.stack([one(x_t, a_t) for x_t, a_t in zip(x, active, strict=False)])
     return one(x, active)
 
 

@@ -14,7 +14,7 @@ import torch
 from ipywidgets import Dropdown, SelectionSlider
 from matplotlib.collections import LineCollection
 
-from helpers import facts, kv_memory
+from helpers import kv_memory
 from helpers import quantize as Q
 from helpers.capacity import one_thread
 from helpers.checks.state import kept
