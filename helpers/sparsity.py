@@ -69,6 +69,9 @@ def record_mlps(model, idx, mlps=None):
 
     mlps: the MLP modules to read (default: [block.mlp for block in model.blocks]).
     """
+    if mlps is None and not hasattr(model, "blocks"):
+        raise TypeError(f"model must have .blocks, each with an .mlp (kv_memory.load()'s FactModel), or pass "
+                        f"mlps=[...]; got {type(model).__name__}")
     mlps = [block.mlp for block in model.blocks] if mlps is None else list(mlps)
     for mlp in mlps:
         _projections(mlp)                                          # an FFN or a GatedMLP, else TypeError
@@ -276,6 +279,10 @@ def calibrate_threshold(values, share):
 
 def relative_error(approx, exact):
     """||approx - exact|| / ||exact|| per token: (..., d) -> (...,)."""
+    validate.tensor(approx, "approx")
+    validate.tensor(exact, "exact")
+    if approx.shape != exact.shape:
+        raise ValueError(f"approx has shape {tuple(approx.shape)} but exact has {tuple(exact.shape)}")
     return torch.linalg.vector_norm(approx - exact, dim=-1) / torch.linalg.vector_norm(exact, dim=-1)
 
 
