@@ -4,6 +4,7 @@
 2. `sparse_mlp(x, mlp, active)`: the MLP's output reading only the active units' rows of c_fc and
    columns of c_proj; compared with helpers.sparsity.sparse_mlp, which for ReLU and the set of
    nonzero units equals the dense MLP.
+3. (stretch) A prediction: the most a decode step can save without a predictor.
 
 The learner's function first runs on a copy of each MLP that the check looks at afterwards: a
 weight changed in place is named.
