@@ -5,8 +5,8 @@ the unit is on (|h| above the threshold times the word's largest). Right: the by
 weights a decode step reads for the last word: dense, with the exact set known only after c_fc,
 and with the set known before (a perfect predictor). The title gives the facts the model still
 answers with every unit under the threshold dropped in both MLPs. Everything is computed when the
-demo is made (eleven thresholds); a redraw sets the image, three bar widths and two titles, whose
-images are made once for each threshold when the figure shows. A redraw takes at most 150 ms.
+demo is made (eleven thresholds), and a move draws the figure anew for that threshold (its two titles'
+images are made once for each threshold when the figure shows).
 """
 
 from functools import lru_cache
@@ -71,12 +71,14 @@ def draw(fig, threshold):
     bars = ax2.barh([2, 1, 0], kib, color=[NEUTRAL, COLORS["mlp"], COLORS["reference"]])
     ax2.set_yticks([2, 1, 0], ["dense", "exact set", "known before"])
     ax2.set_xlim(0, 1.05 * kib[0])
-    ax2.set(xlabel="KiB of MLP 1 read for 'is'")
+    ax2.set(xlabel="KiB of MLP 1 read for 'is'", ylabel="weights read")
     left, right = _titles(threshold)
     ax1.set_title(left, y=1.0)
     ax2.set_title(right, y=1.0)
-    return {"image": image, "bars": list(bars), "left": ax1.add_artist(Stamp([ax1.title])),
-            "right": ax2.add_artist(Stamp([ax2.title])), "ax1": ax1, "ax2": ax2}
+    artists = {"image": image, "bars": list(bars), "left": ax1.add_artist(Stamp([ax1.title])),
+               "right": ax2.add_artist(Stamp([ax2.title])), "ax1": ax1, "ax2": ax2}
+    artists["left"].key, artists["right"].key = left, right      # the images are the titles' own
+    return artists
 
 
 def _cmap():
@@ -84,21 +86,9 @@ def _cmap():
     return ListedColormap(["#f2f2f2", COLORS["mlp"]])
 
 
-def update(fig, artists, threshold):
-    mask, b, _ = _table()[threshold]
-    artists["image"].set_data(mask)
-    for bar, value in zip(artists["bars"], np.array(b) / 1024, strict=True):
-        bar.set_width(value)
-    left, right = _titles(threshold)
-    artists["ax1"].set_title(left, y=1.0)
-    artists["ax2"].set_title(right, y=1.0)
-    artists["left"].key, artists["right"].key = left, right
-    return [artists["image"], *artists["bars"], artists["left"], artists["right"]]
-
-
 def make():
     _table()
     controls = {"threshold": SelectionSlider(options=THRESHOLDS, value=0.1,
                                              description="threshold (share of the word's largest |h|)")}
     return LiveFigure(draw, controls, figsize=(9.0, 3.2), title="Which units a step could skip",
-                      update=update, ahead=[{"threshold": t} for t in THRESHOLDS])
+                      ahead=[{"threshold": t} for t in THRESHOLDS])
