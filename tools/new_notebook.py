@@ -136,7 +136,12 @@ def notebook(number, name, title):
             """),
         code("checks.check_guess(my_guess, count)"),
         md("""
-            ## 2. Live demo
+            ## 2. TODO: the second idea
+
+            TODO: each section opens a slide; a lesson has at least three besides its title and summary.
+            """, slide=True),
+        md("""
+            ## 3. Live demo
 
             TODO: what the controls change and what to look for. Where widgets cannot run you see the
             default setting.
