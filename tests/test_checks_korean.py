@@ -24,7 +24,9 @@ CHECKS = ROOT / "helpers" / "checks"
 # Files whose f-strings format values, not sentences (a call, a shape, a number).
 VALUE_FORMATTERS = {"show.py", "state.py", "language.py", "__init__.py"}
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
-KO = {m.id: m.string for m in translations.read_catalog(translations.CHECKS_PO) if m.id and translations.translated(m)}
+_CATALOG = [m for m in translations.read_catalog(translations.CHECKS_PO) if m.id]
+KO = {m.id: m.string for m in _CATALOG if translations.translated(m)}
+KO_UNTRANSLATED = {m.id for m in _CATALOG if not translations.translated(m)}   # a new lesson's entries
 
 
 def fields(template):
@@ -61,6 +63,12 @@ def sentence_literals(path):
     return found
 
 
+def write_this(what):
+    """A sentence still to translate: one line that says what to write, where, and how to see the rest."""
+    pytest.fail(f"write this: {what}: translate it in locale/ko/LC_MESSAGES/checks.po "
+                "(`make ko-status` lists every one)", pytrace=False)
+
+
 def module_paths():
     return sorted(p for p in CHECKS.glob("*.py") if p.name not in VALUE_FORMATTERS)
 
@@ -84,7 +92,9 @@ def test_no_sentence_is_built_with_an_f_string(path):
 @pytest.mark.parametrize("path", module_paths(), ids=lambda p: p.name)
 def test_every_literal_sentence_has_korean(path):
     missing = [(line, text) for line, text in sentence_literals(path) if text and text not in KO]
-    assert not missing, f"{path.name}: no Korean in locale/ko/LC_MESSAGES/checks.po for {missing[:5]}"
+    if missing:
+        write_this(f"{path.name} has {len(missing)} sentence(s) with no Korean yet, the first on line "
+                   f"{missing[0][0]}: {missing[0][1]!r}")
 
 
 def _sentences_of(check):
@@ -107,7 +117,11 @@ def test_every_check_objects_sentences_have_korean():
         loaded = __import__(f"helpers.checks.{module}", fromlist=["x"])
         for name, value in vars(loaded).items():
             missing += [(module, name, s) for s in _sentences_of(value) if s and s not in KO]
-    assert checks and not missing, f"sentences with no Korean entry: {missing[:8]}"
+    assert checks
+    if missing:
+        modules = sorted({module for module, _, _ in missing})
+        write_this(f"{len(missing)} sentence(s) of the check objects in {', '.join(modules)} have no Korean "
+                   f"yet, the first {missing[0][2]!r} ({missing[0][0]}.{missing[0][1]})")
 
 
 ENTRIES = all_entries()
@@ -131,5 +145,10 @@ def test_every_check_speaks_korean_whole(entry):
         texts = [str(fb) for fb in said]
     finally:
         language.use("en")
+    if language.MISSES:
+        untranslated = sorted(m for m in language.MISSES if m in KO_UNTRANSLATED)
+        if len(untranslated) == len(language.MISSES):   # entries the catalog holds, still empty
+            write_this(f"{entry.id} says {len(untranslated)} sentence(s) with no Korean yet, the first "
+                       f"{untranslated[0]!r}")
     assert not language.MISSES, f"{entry.id}: no Korean for {sorted(language.MISSES)[:4]}"
     assert all(HANGUL.search(t) for t in texts), texts
