@@ -74,6 +74,23 @@ def plain_ffn(ffn):
     return lambda x: F.linear(F.gelu(F.linear(x, W1, b1)), W2, b2)
 
 
+class _Unchecked(torch.nn.Module):
+    """The FFN's own submodules called in the same order, with no input check around them."""
+
+    def __init__(self, ffn):
+        super().__init__()
+        self.c_fc, self.act, self.c_proj = ffn.c_fc, ffn.act, ffn.c_proj
+
+    def forward(self, x):
+        return self.c_proj(self.act(self.c_fc(x)))
+
+
+def unchecked_ffn(ffn):
+    """The same FFN as nn.Modules with no input checks: helpers' FFN against it is what the checks cost
+    (against plain_ffn it is also what calling nn.Modules costs, which hooks need)."""
+    return _Unchecked(ffn)
+
+
 def where(device, dtype):
     """A row's device and dtype: 'cpu' for float32, else e.g. 'cuda, bfloat16'."""
     name = str(torch.device(device))
@@ -99,6 +116,13 @@ def ffn_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
                         f"{spread(ratios)}; {format_seconds(t['helpers'])} vs "
                         f"{format_seconds(t['plain'])}",
                         "<= 1.05", statistics.median(ratios) <= 1.05))
+    unchecked = unchecked_ffn(ffn)
+    for T in (1, 512):
+        x = torch.randn(T, d_model, device=device, dtype=dtype)
+        _, ratios = compare({"helpers": partial(ffn, x), "unchecked": partial(unchecked, x)},
+                            rounds, min_time, device)
+        rows.append(row(f"FFN T={T} ({at}): helpers / the same nn.Modules unchecked (the input checks' cost)",
+                        spread(ratios), "<= 1.02", statistics.median(ratios) <= 1.02))
     # The same function against itself: how far from 1.000 this machine's noise moves a ratio.
     _, control = compare({"a": partial(plain, x), "b": partial(plain, x)}, rounds, min_time, device)
     rows.append(row(f"control: plain FFN T=512 ({at}) / itself (the noise floor)",

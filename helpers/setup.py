@@ -1,21 +1,89 @@
-"""The notebook setup: seed everything, pick the device, say which one; check the install."""
+"""The notebook setup: check the install, seed everything, pick the device, say which one.
 
+Every notebook's setup cell installs the course package in Colab, imports this module and calls
+`start(VERSION)`. This module imports only the standard library at the top, so that it loads
+even from a half-finished install and can say what is wrong with it.
+"""
+
+import importlib
 import random
+import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
 
-import numpy as np
-import torch
-
-import helpers.plots as plots  # a half install without it says "No module named 'helpers.plots'"
-from helpers.device import describe_device, pick_device
-
 SEED = 0
+PACKAGE = "inside-transformer-mlp"
+
+
+class SetupError(Exception):
+    """A setup problem, shown as its sentences (what went wrong, what to do) without a traceback."""
+
+    def _render_traceback_(self):  # Jupyter and Colab show these lines instead of a traceback
+        return str(self).splitlines()
+
+
+def _said(template, language, **values):
+    """A setup sentence in the notebook's language; in English if the checks' catalog cannot load."""
+    try:
+        from helpers.checks.language import translate
+        from helpers.checks.show import say
+    except ImportError:   # a dependency of the checks is what is missing: say it in English
+        return template.format(**values)
+    return translate(say(template, **values), language)
+
+
+def start(version, language="en", package=PACKAGE):
+    """The setup cell's last step: the course package at `version`, whole; then `setup_notebook`.
+
+    Stops with a SetupError, in `language`, when the kernel has another version or an install
+    that does not import (in Colab it reinstalls a half-finished install once first).
+    """
+    import helpers
+
+    pin = f"{package}=={version}"
+    if helpers.__version__ != version:
+        raise SetupError(_said(
+            "This notebook needs the course package {wanted}; this kernel has {found}.\n"
+            "Run `pip install {pin}` (in a clone of the course: `pip install -e .`), then restart the kernel.",
+            language, wanted=version, found=helpers.__version__, pin=pin))
+    problem = _import_whole(package, pin)
+    if problem is not None:
+        culprit = getattr(problem, "name", None) or "helpers"
+        fix = pin if culprit.startswith("helpers") else culprit.split(".")[0]
+        raise SetupError(_said(
+            "The course package {version} is installed but does not import: {problem}.\n"
+            "Run `pip install --force-reinstall --no-deps {fix}`, then restart the kernel.",
+            language, version=version, problem=str(problem).rstrip("."), fix=fix))
+    return importlib.import_module("helpers.setup").setup_notebook(language=language)
+
+
+def _import_whole(package, pin):
+    """None if every part of the course imports; else the problem. In Colab a half-finished install
+    is reinstalled once (pip's --force-reinstall --no-deps) and imported afresh."""
+    for attempt in range(2):
+        try:
+            check_install(package)
+            for part in ("helpers.plots", "helpers.device", "helpers.checks.language"):
+                importlib.import_module(part)
+            return None
+        except Exception as error:
+            problem = error
+        if attempt or "google.colab" not in sys.modules or subprocess.run(
+                [sys.executable, "-m", "pip", "install", "-vv", "--force-reinstall", "--no-deps", pin],
+                capture_output=True).returncode:
+            return problem
+        for name in [name for name in sys.modules if name.split(".")[0] == "helpers"]:
+            del sys.modules[name]  # import the reinstalled files afresh
+        importlib.invalidate_caches()
+    return problem
 
 
 def seed_everything(seed=SEED):
     """Seed Python, numpy and torch (CPU and GPU)."""
+    import numpy as np
+    import torch
+
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
@@ -24,7 +92,9 @@ def seed_everything(seed=SEED):
 def versions():
     """One line of the versions in use."""
     import matplotlib
+    import numpy as np
     import scipy
+    import torch
 
     python = ".".join(map(str, sys.version_info[:3]))
     return (
@@ -74,7 +144,9 @@ def setup_notebook(seed=SEED, device=None, language="en"):
 
     language: the checks' language, "en" or "ko" (the Korean edition's setup cell passes "ko").
     """
+    from helpers import plots
     from helpers.checks import language as check_language
+    from helpers.device import describe_device, pick_device
 
     check_language.use(language)
     seed_everything(seed)

@@ -48,6 +48,7 @@ def test_plain_ffn_matches_the_module():
     ffn = bench.FFN(16, 64)
     x = torch.randn(5, 16)
     torch.testing.assert_close(bench.plain_ffn(ffn)(x), ffn(x))
+    torch.testing.assert_close(bench.unchecked_ffn(ffn)(x), ffn(x), rtol=0, atol=0)
 
 
 def test_where_names_the_dtype_only_when_it_is_not_float32():

@@ -86,7 +86,7 @@ def test_code_cells_are_the_english_ones(pair):
             continue
         if "setup" in theirs.metadata.get("tags", []):
             assert mine.source == translations.setup_cell_source(), "the Korean setup cell is the generated one"
-            assert 'setup_notebook(language="ko")' in mine.source
+            assert 'setup.start(VERSION, language="ko")' in mine.source
             continue
         assert mine.source == theirs.source, f"{path.name} cell {index}: the code differs from the English"
 

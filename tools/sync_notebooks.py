@@ -25,12 +25,11 @@ BADGE_RE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)")
 SETUP_TAG = "setup"
 # What a learner reads first. In Colab: pip install the notebook's version from PyPI, else
 # from its git tag; pip's log tells "offline" from "not published", each with its own advice.
-# Everywhere: stop with two sentences (what went wrong, what to do) when the course package is
-# missing, another version, or half-installed (in Colab reinstalled once first). SetupError's
-# _render_traceback_ makes Jupyter and Colab show those sentences instead of a traceback.
+# Then helpers.setup.start checks the version and that the install is whole (in Colab it
+# reinstalls a half-finished one once), each failure in two sentences (what went wrong, what to
+# do); SetupError's _render_traceback_ makes Jupyter and Colab show them instead of a traceback.
 SETUP_CELL = Template('''\
 # Setup (the same in every notebook). In Colab it installs the course package first.
-import importlib
 import re
 import subprocess
 import sys
@@ -53,11 +52,8 @@ def pip_install(*args):
     return "" if pip.returncode == 0 else pip.stdout + pip.stderr
 
 
-def install():
-    """This version from PyPI, else from its git tag; or stop, saying why."""
-    log = pip_install(PIN)
-    if not log or not pip_install(f"{PACKAGE} @ git+{REPO}@v{VERSION}"):
-        return
+if "google.colab" in sys.modules and (log := pip_install(PIN)) and pip_install(
+        f"{PACKAGE} @ git+{REPO}@v{VERSION}"):
     if re.search("connection error|Failed to establish|Could not resolve", log):
         raise SetupError(f"Could not install {PIN}: this runtime cannot reach PyPI.\\n"
                          "Check that the runtime is online, then run this cell again.")
@@ -67,44 +63,13 @@ def install():
     error = "".join(re.findall(r"^ERROR: (.*?)\\.?$$", log, re.M)[-1:]) or "see its log"
     raise SetupError(f"pip could not install {PIN}: {error}.\\n"
                      f"Run `!pip install {PIN}` in a new cell to read pip's whole log.")
-
-
-def import_whole():
-    """helpers with every part in place; in Colab a half-finished install is reinstalled once."""
-    for attempt in range(2):
-        try:
-            return importlib.import_module("helpers.setup").check_install(PACKAGE)
-        except Exception as error:
-            problem = error
-        if attempt or "google.colab" not in sys.modules or pip_install(
-                "--force-reinstall", "--no-deps", PIN):
-            break
-        for name in [name for name in sys.modules if name.split(".")[0] == "helpers"]:
-            del sys.modules[name]  # import the reinstalled files afresh
-        importlib.invalidate_caches()
-    culprit = getattr(problem, "name", None) or "helpers"
-    fix = PIN if culprit.startswith("helpers") else culprit.split(".")[0]
-    raise SetupError(
-        f"The course package {VERSION} is installed but does not import: {problem}.\\n"
-        f"Run `pip install --force-reinstall --no-deps {fix}`, then restart the kernel."
-    )
-
-
-if "google.colab" in sys.modules:
-    install()
 try:
-    import helpers
-except ModuleNotFoundError:
-    helpers = None
-found = getattr(helpers, "__version__", "none")
-if found != VERSION:
-    raise SetupError(
-        f"This notebook needs the course package {VERSION}; this kernel has {found}.\\n"
-        f"Run `pip install {PIN}` (in a clone of the course: `pip install -e .`),"
-        " then restart the kernel."
-    )
-helpers = import_whole()
-device = helpers.setup_notebook()''')
+    import helpers.setup
+except ImportError:
+    raise SetupError(f"This notebook needs the course package {VERSION}; this kernel has none.\\n"
+                     f"Run `pip install {PIN}` (in a clone of the course: `pip install -e .`),"
+                     " then restart the kernel.") from None
+device = helpers.setup.start(VERSION)  # the version, a whole install; seeds, style, device''')
 
 
 def badge(notebook_name):
