@@ -56,9 +56,14 @@ $(TEST_STAMP): pyproject.toml $(TORCH_STAMP)
 lab: $(LAB_STAMP)
 	$(BIN)/jupyter lab notebooks/ --LabApp.app_settings_dir=$(CURDIR)/tools/lab_settings $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
+# The whole run is an AVX2 laptop's, the commonest learner machine, where this CPU can be one
+# (torch's AVX2 kernels, numpy without AVX-512, OpenBLAS's Haswell core: tests/cpu_paths.py);
+# the stored outputs come from `make notebooks` on the maintainer's own CPU, and
+# tests/test_portability.py runs the notebooks again as an older CPU on one thread.
 ## Every test: lint, unit tests and nbval (strict) on every notebook
 test: $(TEST_STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
+	env $$($(BIN)/python tests/cpu_paths.py --laptop-env) \
 	COURSE_DEVICE=cpu COURSE_GPT2=tiny COURSE_RECORD=0 $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests $(NOTEBOOKS) $(NBVAL)
 
 ## Only the unit tests (quick)

@@ -2,6 +2,7 @@
 then (after `--`) run pytest with the arguments given. tests/test_portability.py runs it.
 
     python tests/cpu_paths.py --off X86_V3,X86_V4 --openblas Sandybridge -- -q --nbval ...
+    python tests/cpu_paths.py --laptop-env    # NAME=value words that make this process an AVX2 laptop
 
 NPY_DISABLE_CPU_FEATURES and OPENBLAS_CORETYPE change nothing where a library ignores them (a
 name numpy does not dispatch, a BLAS that is not OpenBLAS), and then a portability run would
@@ -13,7 +14,12 @@ reported as not checked.
 """
 
 import argparse
+import platform
 import sys
+
+AVX512 = ("AVX512", "X86_V4")  # numpy 1.x: AVX512F, AVX512_SKX, ...; 2.x: X86_V4, AVX512_ICL, ...
+AVX2 = (*AVX512, "AVX2", "FMA3", "X86_V3")
+X86 = platform.machine().lower() in {"x86_64", "amd64"}
 
 
 def numpy_features():
@@ -23,6 +29,26 @@ def numpy_features():
     except ImportError:  # numpy 1.x
         from numpy.core import _multiarray_umath as umath
     return list(umath.__cpu_dispatch__), dict(umath.__cpu_features__)
+
+
+def numpy_off(*families):
+    """The features numpy dispatches here whose names start with one of `families`: naming a
+    baseline feature is an error, and numpy 1.x and 2.x name them differently."""
+    dispatched, _ = numpy_features()
+    return [name for name in dispatched if name.startswith(families)]
+
+
+def laptop_env():
+    """The variables that make a process on this CPU run as an AVX2 laptop (torch's AVX2 kernels,
+    numpy without its AVX-512 loops, OpenBLAS's Haswell core), as NAME=value words; "" where this
+    CPU cannot be one (not x86, or without AVX2). `make test` runs under them."""
+    _, features = numpy_features()
+    if not X86 or not features.get("AVX2"):
+        return ""
+    words = ["ATEN_CPU_CAPABILITY=avx2", "OPENBLAS_CORETYPE=Haswell"]
+    if off := numpy_off(*AVX512):
+        words.append("NPY_DISABLE_CPU_FEATURES=" + ",".join(off))
+    return " ".join(words)
 
 
 def numpy_problems(off):
@@ -76,7 +102,11 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--off", default="", help="numpy features that must be off, comma-separated")
     parser.add_argument("--openblas", default="", help="the core every OpenBLAS must run")
+    parser.add_argument("--laptop-env", action="store_true", help="print the AVX2 laptop's variables, then exit")
     args = parser.parse_args(argv)
+    if args.laptop_env:
+        print(laptop_env())
+        return 0
     problems, notes = check([f for f in args.off.split(",") if f], args.openblas)
     for line in problems:
         print(f"wrong path: {line}")

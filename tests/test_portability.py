@@ -24,23 +24,11 @@ import sys
 import nbformat
 import pytest
 import torch
-from cpu_paths import check, numpy_features
+from cpu_paths import AVX2, AVX512, X86, check, numpy_off
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
 from course_paths import ROOT, notebook_paths
-
-
-def numpy_off(*families):
-    """The features numpy dispatches here whose names start with one of `families`: naming a
-    baseline feature is an error, and numpy 1.x and 2.x name them differently."""
-    dispatched, _ = numpy_features()
-    return [name for name in dispatched if name.startswith(families)]
-
-
-AVX512 = ("AVX512", "X86_V4")  # numpy 1.x: AVX512F, AVX512_SKX, ...; 2.x: X86_V4, AVX512_ICL, ...
-AVX2 = (*AVX512, "AVX2", "FMA3", "X86_V3")
-X86 = platform.machine().lower() in {"x86_64", "amd64"}
 
 # profile: (environment variables, numpy features turned off, the OpenBLAS core)
 CONDITIONS = {
@@ -131,3 +119,20 @@ def test_a_digit_that_depends_on_the_cpu_fails_a_profile(tmp_path):
     assert here.returncode == 0, here.stdout[-3000:]
     there = nbval_under(condition, [path], cwd=tmp_path)
     assert there.returncode != 0 and "01_planted.ipynb::Cell 0" in there.stdout, there.stdout[-3000:]
+
+
+def test_the_laptop_env_make_test_runs_under_is_the_avx2_laptop():
+    """`make test` runs under `cpu_paths.py --laptop-env`: those variables must give the AVX2 laptop's
+    paths (torch's AVX2 kernels, numpy's AVX-512 loops off, OpenBLAS's Haswell core), and the
+    portability test must then see the main run as that laptop (and not run it twice)."""
+    words = subprocess.run([sys.executable, "tests/cpu_paths.py", "--laptop-env"], cwd=ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    if not words:
+        pytest.skip("this CPU cannot be an AVX2 laptop: tests/test_portability.py runs that profile itself")
+    env = dict(os.environ, **dict(word.split("=", 1) for word in words))
+    probe = ("import sys; sys.path[:0] = ['tests', 'tools']; import torch, test_portability as t; "
+             "print(torch.backends.cpu.get_cpu_capability()); print(t.skip_reason('AVX2 laptop'))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    capability, reason = done.stdout.splitlines()[:2]
+    assert capability == "AVX2" and "already" in reason, done.stdout
