@@ -89,11 +89,18 @@ def nbval_under(condition, notebooks, cwd=ROOT):
     )
 
 
+# The notebooks in groups of four, one test each: the workers share them out, and none of them
+# is left running one long test at the end of the suite.
+GROUP = 4
+GROUPS = [notebook_paths()[i:i + GROUP] for i in range(0, len(notebook_paths()), GROUP)]
+
+
+@pytest.mark.parametrize("group", GROUPS, ids=lambda g: f"{g[0].name[:2]}-{g[-1].name[:2]}")
 @pytest.mark.parametrize("condition", list(CONDITIONS))
-def test_notebooks_pass_nbval_under(condition):
+def test_notebooks_pass_nbval_under(condition, group):
     if reason := skip_reason(condition):
         pytest.skip(reason)
-    result = nbval_under(condition, [p.relative_to(ROOT) for p in notebook_paths()])
+    result = nbval_under(condition, [p.relative_to(ROOT) for p in group])
     assert result.returncode == 0, (
         f"nbval under {condition} ({CONDITIONS[condition]}):\n{result.stdout[-6000:]}"
         f"{result.stderr[-2000:]}")
