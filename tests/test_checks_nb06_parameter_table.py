@@ -132,6 +132,9 @@ def test_share_prediction():
     (98, "the MLP's share of all 671.0B parameters"),
     (95, "the MLP's share of all 671.0B parameters"),
     (3.5, "the share of the expert MLPs one token runs (9 of 257, 3.5%)"),
+    (33, "leaves the MLP less than the rest"),
+    (50, "leaves the MLP less than the rest"),
+    (80, "more than a dense model's 2/3"),
 ])
 def test_share_prediction_mistakes_are_named(guess, words):
     fb = checks.check_share_guess(guess, 64.39)

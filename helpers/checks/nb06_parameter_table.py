@@ -87,6 +87,16 @@ check_share_guess = NamedPrediction(
                     "attention and embeddings included.",
                     run=_EXPERTS_RUN, experts=_EXPERTS, share=_EXPERTS_RUN / _EXPERTS),
                 when=lambda guess, actual: 0 < guess < 10),
+        Mistake(say("{{got:g}}% leaves the MLP less than the rest, but what a token runs in full is small: "
+                    "attention ({attention}) and the two embedding matrices ({embeddings}) of the {active} it "
+                    "uses. The 9 experts it runs in each of 58 layers, with the 3 dense MLPs, weigh more.",
+                    attention=human(_DS_COUNT.attention),
+                    embeddings=human(_DS_COUNT.components["embedding"] + _DS_COUNT.components["unembedding"]),
+                    active=human(_DS_COUNT.active)),
+                when=lambda guess, actual: 10 <= guess < 0.8 * actual),
+        Mistake("{got:g}% is more than a dense model's 2/3: per token an MoE model is close to a dense one, "
+                "since attention and the embeddings are used in full while the experts shrink to the few a "
+                "token runs.", when=lambda guess, actual: 1.2 * actual < guess < 90),
     ],
 )
 
