@@ -471,7 +471,8 @@ def test_the_reference_is_autograd_and_agrees_with_the_hand_derivation():
 def test_backward_mistakes_are_named(slip, words):
     fb = checks.check_gated_mlp_backward(lambda *a: backward(*a, **slip))
     assert not fb and words in fb.message, (slip, fb.message)
-    assert fb.message.startswith("gated_mlp_backward(x (5, 6), W_gate (6, 16)"), fb.message
+    assert fb.message.startswith("gated_mlp_backward((5, 6) array, (6, 16) array, (6, 16) array, (16, 6) array, "
+                                 "(5, 6) array)"), fb.message
 
 
 def test_a_product_of_mismatched_shapes_points_at_the_transpose():

@@ -26,7 +26,7 @@ from helpers.checks.core import attempt, correct, outcome, referee, wrong
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake
-from helpers.checks.show import describe, one_line, say, shape_str
+from helpers.checks.show import call_str, describe, one_line, say, shape_str
 from helpers.checks.state import seeded
 from helpers.gated import GatedMLP, fuse_gate_up
 
@@ -563,9 +563,7 @@ def _raised(call, err):
 def check_gated_mlp_backward(fn):
     """Exercise 6: the four gradients, compared with autograd; autograd itself and in-place edits refused."""
     for i, case in enumerate(_BACKWARD_CASES):
-        call = say("gated_mlp_backward(x {x}, W_gate {wg}, W_up {wu}, W_down {wd}, grad_out {go})",
-                   x=shape_str(case[0].shape), wg=shape_str(case[1].shape), wu=shape_str(case[2].shape),
-                   wd=shape_str(case[3].shape), go=shape_str(case[4].shape))
+        call = call_str("gated_mlp_backward", case)
         given = tuple(t.clone() for t in case)
         recorder = _Recorder()
         with recorder:
