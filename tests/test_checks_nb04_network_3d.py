@@ -33,8 +33,10 @@ def test_stubs_are_not_attempted():
 def test_switched_off_accepts_the_rule_and_names_mistakes():
     fb = checks.check_switched_off(switched_off)
     assert fb and str(fb).startswith("[correct] Exercise 2")
-    assert checks.check_switched_off(lambda h, a, keep=0.1: a / h <= keep)   # the share passed, written out
-    assert checks.check_switched_off(lambda h, a, keep=0.1: np.abs(a) < keep * np.abs(h))   # strict: same units
+    with np.errstate(divide="ignore", invalid="ignore"):   # the share passed, with h = 0 taken care of
+        assert checks.check_switched_off(lambda h, a, keep=0.1: np.where(h == 0, True, a / np.where(h == 0, 1, h) <= keep))
+    fb = checks.check_switched_off(lambda h, a, keep=0.1: np.abs(a) < keep * np.abs(h))   # strict: h = 0 counts on
+    assert not fb and "if you wrote < : 0 < 0 is False" in fb.message, fb.message
     assert checks.check_switched_off(lambda h, a, keep=0.1: (np.abs(a) <= keep * np.abs(h)).astype(int))
     cases = [
         (lambda h, a, keep=0.1: a == 0, "only the exact zeros"),
@@ -46,11 +48,38 @@ def test_switched_off_accepts_the_rule_and_names_mistakes():
         (lambda h, a, keep=0.1: ~switched_off(h, a, keep), "True for the units that are on"),
         (lambda h, a, keep=0.1: switched_off(h, a), "use the argument keep"),
         (lambda h, a, keep=0.1: int(switched_off(h, a, keep).sum()), "you returned one number"),
+        (lambda h, a, keep=0.1: np.flatnonzero(switched_off(h, a, keep)), "the indices of the off units"),
+        (lambda h, a, keep=0.1: np.nonzero(switched_off(h, a, keep)), "the indices of the off units"),
+        (lambda h, a, keep=0.1: a <= keep, "you compared a with keep itself"),
+        (lambda h, a, keep=0.1: a <= keep * np.abs(h), "you took |h| but not |a|"),
+        (lambda h, a, keep=0.1: scipy.stats.norm.cdf(h) <= keep, "GELU's share Phi(h) <= keep for both"),
     ]
     for answer, words in cases:
         fb = checks.check_switched_off(answer)
         assert not fb and fb.status == "wrong", words
         assert words in fb.message, (words, fb.message)
+
+
+@pytest.mark.parametrize("divided", [
+    lambda h, a, keep=0.1: a / h <= keep,                    # the share passed, written out
+    lambda h, a, keep=0.1: np.abs(a / h) <= keep,
+    lambda h, a, keep=0.1: a / h < keep,
+    lambda h, a, keep=0.1: np.divide(a, h) <= keep,
+])
+def test_a_division_without_the_h_zero_case_is_named(divided):
+    """a / h is NaN at h = 0 (0 / 0), so these call a unit that passes nothing on; the cases hold such units."""
+    h, _, _ = checks._units(4)
+    assert (h == 0).sum() == 3
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fb = checks.check_switched_off(divided)
+    assert not fb and "a / h is 0 / 0 = NaN where h = 0" in fb.message, fb.message
+    assert "calls a unit with h = 0 on, though it passes nothing" in fb.message
+
+
+def test_the_reference_calls_a_unit_with_h_zero_off():
+    h, a_relu, a_gelu = checks._units(4)
+    for a in (a_relu, a_gelu):
+        assert network3d.switched_off(h, a)[h == 0].all()
 
 
 def off_rate(X, W1, b1, activation):
@@ -73,6 +102,8 @@ def test_off_rate():
         (lambda X, W1, b1, act: off_rate(X, W1, 0, act), "leave out the bias"),
         (lambda X, W1, b1, act: (X @ W1 + b1 < 0).mean(axis=0), "with GELU you counted the negative"),
         (lambda X, W1, b1, act: off_rate(X, W1, b1, "relu"), "ReLU's rule"),       # ReLU for both
+        (lambda X, W1, b1, act: off_rate(X, W1, b1, "gelu"), "you used GELU whatever the argument says"),
+        (lambda X, W1, b1, act: float(off_rate(X, W1, b1, act).mean()), "you returned one number"),
     ]
     for answer, words in cases:
         fb = checks.check_off_rate(answer)
@@ -83,7 +114,7 @@ def test_off_share_prediction():
     fb = checks.check_off_share(0.5, 1543 / 3072)
     assert fb and "you predicted 0.50, the run gives 0.50" in fb.message
     fb = checks.check_off_share(0.1, 1543 / 3072)
-    assert not fb and "about half of the units" in fb.message
+    assert not fb and "about half of the units" in fb.message and "10% rule" in fb.message
     assert "write a number" in checks.check_off_share("half", 0.5).message
     assert checks.check_off_share(0.45, 1543 / 3072), "a guess within 20% of the share is right"
 
@@ -92,7 +123,10 @@ def test_off_share_prediction():
     (50, "so 50% is 0.5. Set my_off_share = 0.5"),                 # a percent for a share
     (0.1, "0.1 is the 10% rule"),                                   # GELU's rule, asked about ReLU
     (0.0, "Almost none is what GELU switches off"),                 # GELU's answer at this scale
-    (np.float64(0.25), "about half of the units"),                  # plainly too few: the reason why
+    (np.float64(0.25), "Fewer than half would need the sums h_j to lean positive"),   # too few
+    (0.16, "Fewer than half would need"),                            # one standard deviation below 0
+    (0.75, "More than half would need the sums h_j to lean negative"),
+    (1.0, "it does not switch off every unit"),                      # all of them
 ])
 def test_the_likeliest_wrong_shares_are_named(guess, words):
     fb = checks.check_off_share(guess, 1543 / 3072)

@@ -1,12 +1,15 @@
 """Notebook 05's checks accept right answers written several ways and name the typical mistakes."""
 
 import math
+import subprocess
+import sys
 from collections import OrderedDict
 
 import pytest
 import scipy.optimize
 import scipy.special
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from helpers.checks import nb05_swiglu_gate as checks
@@ -41,7 +44,8 @@ def test_stubs_are_not_attempted():
     for fb in [checks.check_fused_swiglu(Stub), checks.check_fused_swiglu(None),
                checks.check_split_gate_up(lambda state_dict: None),
                checks.check_multiplier_range(lambda d, m, n: None),
-               checks.check_gate_preactivation(lambda g: None), checks.check_negative_gates(None, 0.5)]:
+               checks.check_gate_preactivation(lambda g: None), checks.check_gates_above_one(None, 0.013),
+               checks.check_gated_mlp_backward(lambda x, W_gate, W_up, W_down, grad_out: None)]:
         assert fb.status == "not attempted" and str(fb).startswith("[not attempted yet] Exercise"), fb
         assert "Hint" not in str(fb)
 
@@ -49,31 +53,56 @@ def test_stubs_are_not_attempted():
 # ---- Exercise 1 ----------------------------------------------------------------------------
 
 
-def test_negative_gates_prediction():
-    fb = checks.check_negative_gates(0.5, 0.497)
-    assert fb and "you predicted 0.50, the run gives 0.50" in fb.message
-    assert checks.check_negative_gates(0.4, 0.497), "within a quarter of the answer"
+ABOVE = 644 / 49152   # the notebook's run: 644 of 256 x 192 gates above 1
+
+
+def test_gates_above_one_prediction():
+    fb = checks.check_gates_above_one(0.013, ABOVE)
+    assert fb and "you predicted 0.013, the run gives 0.013" in fb.message
+    assert checks.check_gates_above_one(0.01, ABOVE) and checks.check_gates_above_one(0.02, ABOVE)
+
+
+def test_the_tolerance_separates_the_right_model_from_the_likely_wrong_ones():
+    """std(z) = sqrt(64 / (3 * 64)) gives the run's share; z of std 1, half the gates, or none are rejected."""
+    z_std = math.sqrt(64 / (3 * 64))
+    right = scipy.special.ndtr(-checks.SILU_ONE / z_std)
+    assert abs(right - ABOVE) < 0.1 * ABOVE, "the normal model gives the run's share"
+    assert checks.check_gates_above_one(right, ABOVE)
+    for wrong_model in (scipy.special.ndtr(-checks.SILU_ONE), 0.5, 0.0, scipy.special.ndtr(-1.0)):
+        assert not checks.check_gates_above_one(wrong_model, ABOVE), wrong_model
 
 
 @pytest.mark.parametrize(("guess", "words"), [
-    (0.0, "ReLU's answer"),
-    (0.01, "ReLU's answer"),
-    (0.15, "not only in the dip"),
-    (0.9, "nothing here makes z lean to one side"),
-    (50, "reads as a percent (50% is 0.5)"),
+    (0.0, "a switch's answer"),
+    (0.5, "half is the share of positive (or of negative) gates"),
+    (0.501, "half is the share of positive"),                       # 05's old answer, the negative gates
+    (0.9, "More than half cannot be"),
+    (0.1, "standard deviation about 1"),
+    (0.16, "standard deviation about 1"),
+    (0.005, "the wrong tail"),
+    (0.04, "the wrong tail"),
+    (1.3, "reads as a percent (2% is 0.02)"),
 ])
-def test_negative_gates_mistakes_are_named(guess, words):
-    fb = checks.check_negative_gates(guess, 0.497)
+def test_gates_above_one_mistakes_are_named(guess, words):
+    fb = checks.check_gates_above_one(guess, ABOVE)
     assert not fb and words in fb.message, fb.message
-    assert fb.message.startswith(f"you predicted {guess:.2f}, the run gives 0.50. "), fb.message
-    assert fb.message.endswith(checks.check_negative_gates.why), "the why still follows the mistake"
+    assert fb.message.startswith(f"you predicted {guess:.3f}, the run gives 0.013. "), fb.message
+    assert fb.message.endswith(checks.check_gates_above_one.why), "the why still follows the mistake"
 
 
-def test_a_guess_no_mistake_names_gets_the_plain_answer():
-    fb = checks.check_negative_gates(-3, 0.497)
-    assert not fb and "ReLU" in fb.message          # a negative share: no negative gates at all, or less
-    fb = checks.check_negative_gates("half", 0.497)
+def test_a_guess_that_is_not_a_number_is_told_so():
+    fb = checks.check_gates_above_one("few", ABOVE)
     assert not fb and "write a number" in fb.message
+
+
+def test_importing_and_calling_the_checks_leaves_torch_generator_alone():
+    code = ("import torch, helpers, importlib; s = torch.get_rng_state(); "
+            "m = importlib.import_module('helpers.checks.nb05_swiglu_gate'); "
+            "assert torch.equal(s, torch.get_rng_state()), 'import'; "
+            "m.check_split_gate_up(lambda d: None); list(m._SPLIT_CASES); m.check_gated_mlp_backward(lambda *a: 1); "
+            "assert torch.equal(s, torch.get_rng_state()), 'call'; print('ok')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300)
+    assert run.stdout.strip() == "ok", run.stderr[-2000:]
 
 
 # ---- Exercise 2 ----------------------------------------------------------------------------
@@ -312,8 +341,12 @@ def _with(w=None, lo=lambda n, m: n - m + 1, hi=lambda n, m: n + 1):
     (lambda d, m, n: (n - m + 1, n + 1), "returned widths, not multipliers"),
     (_with(lo=lambda n, m: n, hi=lambda n, m: n + m), "step 3 rounds UP"),
     (_with(lo=lambda n, m: n + 1, hi=lambda n, m: n + m + 1), "step 3 rounds UP"),
-    (_with(lo=lambda n, m: n - m, hi=lambda n, m: n), "rounds it down to a whole number v = int(m * w)"),
-    (_with(lo=lambda n, m: n - m + 1, hi=lambda n, m: n), "rounds it down to a whole number v = int(m * w)"),
+    (_with(lo=lambda n, m: n - m, hi=lambda n, m: n), "both bounds are one off"),
+    (_with(lo=lambda n, m: n - m + 1, hi=lambda n, m: n), "your high bound is one short. Step 2 rounds m * w down"),
+    (_with(lo=lambda n, m: n - m, hi=lambda n, m: n + 1), "your low bound lets in the width intermediate_size - "
+                                                          "multiple_of, which is a multiple itself: step 3"),
+    (_with(w=lambda d: round(8 * d / 3)), "step 1 rounds 8 * d_model / 3 DOWN"),
+    (lambda d, m, n: tuple(x * (1 + 3e-6) for x in multiplier_range(d, m, n)), "a search stops near a bound"),
     (_with(w=lambda d: 8 * d / 3), "divided by 8 * d_model / 3 itself"),
     (_with(w=lambda d: 4 * d), "divided by 4 * d_model"),
     (lambda d, m, n: 1.3, "expected a pair (low, high)"),
@@ -364,3 +397,131 @@ def test_gate_preactivation_accepts_right_answers(answer):
 def test_gate_preactivation_mistakes_are_named(answer, words):
     fb = checks.check_gate_preactivation(answer)
     assert not fb and words in fb.message, fb.message
+
+
+# ---- Exercise 6 ----------------------------------------------------------------------------
+
+
+def backward(x, W_gate, W_up, W_down, grad_out, slope="right", gate_term=True, up_term=True, dx="both",
+             swap=False, transpose=None, mean=False, ones=False):
+    """The gated MLP's backward by hand, with one slip switched on at a time (the defaults are right)."""
+    grad_out = torch.ones_like(grad_out) if ones else grad_out
+    z, u = x @ W_gate, x @ W_up
+    s = torch.sigmoid(z)
+    g = z * s
+    h = g * u
+    dW_down = grad_out.T @ h if transpose == "dW_down" else h.T @ grad_out
+    dh = grad_out @ W_down.T
+    dg = dh * u if gate_term else dh
+    du = dh * g if up_term else dh
+    slopes = {"right": s * (1 + z * (1 - s)), "none": 1.0, "sigmoid": s, "sigmoid'": s * (1 - s),
+              "at g": torch.sigmoid(g) * (1 + g * (1 - torch.sigmoid(g)))}
+    dz = dg * slopes[slope]
+    dW_gate = dz.T @ x if transpose == "dW_gate" else x.T @ dz
+    dW_up = x.T @ du
+    dx_terms = {"both": dz @ W_gate.T + du @ W_up.T, "gate": dz @ W_gate.T, "up": du @ W_up.T}
+    d_x = dx_terms[dx]
+    if mean:
+        dW_gate, dW_up, dW_down = dW_gate / len(x), dW_up / len(x), dW_down / len(x)
+    return (dW_up, dW_gate, dW_down, d_x) if swap else (dW_gate, dW_up, dW_down, d_x)
+
+
+def backward_with_functional(x, W_gate, W_up, W_down, grad_out):
+    """Right too: F.silu for the gate, SiLU's slope as sigmoid + SiLU * (1 - sigmoid), one tuple."""
+    z = x @ W_gate
+    g, u = F.silu(z), x @ W_up
+    dh = grad_out @ W_down.T
+    dz = dh * u * (torch.sigmoid(z) + g * (1 - torch.sigmoid(z)))
+    du = dh * g
+    return x.T @ dz, x.T @ du, (g * u).T @ grad_out, dz @ W_gate.T + du @ W_up.T
+
+
+def backward_in_float32(x, W_gate, W_up, W_down, grad_out):
+    return tuple(t.double() for t in backward(*(a.float() for a in (x, W_gate, W_up, W_down, grad_out))))
+
+
+@pytest.mark.parametrize("answer", [backward, backward_with_functional,
+                                    lambda *a: list(backward(*a))])
+def test_backward_accepts_right_answers(answer):
+    fb = checks.check_gated_mlp_backward(answer)
+    assert fb and str(fb).startswith("[correct] Exercise 6"), fb
+
+
+def test_the_reference_is_autograd_and_agrees_with_the_hand_derivation():
+    for case in checks._BACKWARD_CASES:
+        for mine, theirs in zip(backward(*case), checks._autograd(*case), strict=True):
+            torch.testing.assert_close(mine, theirs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("slip", "words"), [
+    (dict(slope="none"), "SiLU's slope is missing"),
+    (dict(slope="sigmoid"), "you took sigmoid(z) as SiLU's slope"),
+    (dict(slope="sigmoid'"), "you took sigmoid's slope"),
+    (dict(slope="at g"), "at its output g instead of at its input z"),
+    (dict(gate_term=False), "missing a term on the gate side"),
+    (dict(up_term=False), "missing a term on the up side"),
+    (dict(dx="gate"), "dx has only the gate's path"),
+    (dict(dx="up"), "dx has only the up branch's path"),
+    (dict(swap=True), "dW_gate and dW_up are swapped"),
+    (dict(mean=True), "divided the weight gradients by the number of tokens"),
+    (dict(ones=True), "you ignored grad_out"),
+    (dict(transpose="dW_down"), "dW_down has shape (6, 16), the transpose of the expected (16, 6): a missing transpose"),
+    (dict(transpose="dW_gate"), "dW_gate has shape (16, 6), the transpose"),
+])
+def test_backward_mistakes_are_named(slip, words):
+    fb = checks.check_gated_mlp_backward(lambda *a: backward(*a, **slip))
+    assert not fb and words in fb.message, (slip, fb.message)
+    assert fb.message.startswith("gated_mlp_backward((5, 6) array, (6, 16) array, (6, 16) array, (16, 6) array, "
+                                 "(5, 6) array)"), fb.message
+
+
+def test_a_product_of_mismatched_shapes_points_at_the_transpose():
+    def no_transpose(x, W_gate, W_up, W_down, grad_out):
+        return grad_out @ W_down                       # (5, 6) @ (16, 6): torch refuses
+    fb = checks.check_gated_mlp_backward(no_transpose)
+    assert not fb and "the sign of a missing transpose" in fb.message, fb.message
+
+
+def by_autograd(x, W_gate, W_up, W_down, grad_out):
+    leaves = [t.clone().requires_grad_() for t in (W_gate, W_up, W_down, x)]
+    wg, wu, wd, xx = leaves
+    ((F.silu(xx @ wg) * (xx @ wu)) @ wd).backward(grad_out)
+    return tuple(t.grad for t in leaves)
+
+
+def by_autograd_grad(x, W_gate, W_up, W_down, grad_out):
+    leaves = [t.clone().requires_grad_() for t in (W_gate, W_up, W_down, x)]
+    wg, wu, wd, xx = leaves
+    return torch.autograd.grad((F.silu(xx @ wg) * (xx @ wu)) @ wd, leaves, grad_out)
+
+
+def by_factory_flag(x, W_gate, W_up, W_down, grad_out):
+    wd = torch.tensor(W_down.tolist(), dtype=torch.float64, requires_grad=True)
+    return backward(x, W_gate, W_up, wd.detach(), grad_out)
+
+
+@pytest.mark.parametrize("cheat", [by_autograd, by_autograd_grad, by_factory_flag])
+def test_autograd_is_refused(cheat):
+    fb = checks.check_gated_mlp_backward(cheat)
+    assert not fb and "used autograd" in fb.message, fb.message
+
+
+@pytest.mark.parametrize("edit", ["x", "W_gate", "grad_out"])
+def test_inputs_edited_in_place_are_refused(edit):
+    def in_place(x, W_gate, W_up, W_down, grad_out):
+        grads = backward(x, W_gate, W_up, W_down, grad_out)
+        {"x": x, "W_gate": W_gate, "grad_out": grad_out}[edit].mul_(2)   # right gradients, then an edit
+        return grads
+
+    fb = checks.check_gated_mlp_backward(in_place)
+    assert not fb and f"changed {edit} in place" in fb.message, fb.message
+    assert checks.check_gated_mlp_backward(backward), "the check's own cases are intact"
+
+
+def test_backward_other_answers():
+    fb = checks.check_gated_mlp_backward(lambda *a: backward(*a)[:3])
+    assert not fb and "return the four gradients as a tuple" in fb.message
+    fb = checks.check_gated_mlp_backward(lambda *a: backward(*a, slope="none", dx="gate"))   # two slips at once
+    assert not fb and "dW_gate, dx differ from autograd's, dW_up, dW_down agree" in fb.message, fb.message
+    fb = checks.check_gated_mlp_backward(backward_in_float32)
+    assert not fb and "differ from autograd's" in fb.message

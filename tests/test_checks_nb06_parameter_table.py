@@ -67,7 +67,7 @@ def norms_with_bias(c):
     (kv_full, "grouped-query attention"),
     (minus_one_mlp_matrix, "three (gate_proj, up_proj, down_proj)"),
     (always_untied, "this config ties it (tie_word_embeddings is true)"),
-    (never_a_head, "the lm_head is missing"),
+    (never_a_head, "the embedding (embed_tokens) and the lm_head are two matrices"),
     (lambda c: count_llama(c) - c["hidden_size"], "final RMSNorm"),
     (lambda c: count_llama(c) - (2 * c["num_hidden_layers"] + 1) * c["hidden_size"], "RMSNorm weights are missing"),
     (norms_with_bias, "RMSNorm has a weight only"),
@@ -132,6 +132,9 @@ def test_share_prediction():
     (98, "the MLP's share of all 671.0B parameters"),
     (95, "the MLP's share of all 671.0B parameters"),
     (3.5, "the share of the expert MLPs one token runs (9 of 257, 3.5%)"),
+    (33, "leaves the MLP less than the rest"),
+    (50, "leaves the MLP less than the rest"),
+    (80, "more than a dense model's 2/3"),
 ])
 def test_share_prediction_mistakes_are_named(guess, words):
     fb = checks.check_share_guess(guess, 64.39)
@@ -162,3 +165,155 @@ def test_a_counter_that_pops_its_config_fields_neither_fools_nor_breaks_the_chec
     assert not fb and "this config ties it (tie_word_embeddings is true)" in fb.message, fb.message
     assert all("tie_word_embeddings" in case[0] for case in checks.check_count_llama.cases), "cases intact"
     assert checks.check_count_llama(count_llama), "the right answer still passes (no KeyError)"
+
+
+def llama(c, kv="gqa", q_o="full", o_proj=True, k_and_v=2, mlp="gated", norms_per_layer=2, final_norm=True,
+          norm_bias=False, head="by_tie", embedding=True, positions=False, biases=""):
+    """count_llama written out with one slip switched on at a time (the defaults are right)."""
+    d, d_ff, n, vocab = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"], c["vocab_size"]
+    head_dim = d // c["num_attention_heads"]
+    kv_width = {"gqa": c["num_key_value_heads"] * head_dim, "full": d,
+                "d / kv_heads": d // c["num_key_value_heads"]}[kv]
+    q_width = d if q_o == "full" else kv_width               # q_o: "full", "kv" (q_proj and o_proj), "q" (q_proj)
+    o_width = kv_width if q_o == "kv" else d
+    attention = d * q_width + (d * o_width if o_proj else 0) + k_and_v * d * kv_width
+    mlp_weights = {"gated": 3 * d * d_ff, "two": 2 * d * d_ff, "gpt": 2 * d * 4 * d, "4d": 3 * d * 4 * d}[mlp]
+    norms = norms_per_layer * d * (2 if norm_bias else 1)
+    layer = attention + mlp_weights + norms
+    if "attention" in biases:
+        layer += 2 * d + 2 * kv_width
+    if "mlp" in biases:
+        layer += 2 * d_ff + d
+    has_head = {"by_tie": not c["tie_word_embeddings"], "always": True, "never": False}[head]
+    outside = (vocab * d if embedding else 0) + (d * (2 if norm_bias else 1) if final_norm else 0)
+    outside += (vocab * d if has_head else 0) + (c["max_position_embeddings"] * d if positions else 0)
+    return n * layer + outside
+
+
+LLAMA_SLIPS = [
+    (dict(kv="full"), "grouped-query attention"),
+    (dict(kv="d / kv_heads"), "hidden_size / num_key_value_heads outputs"),
+    (dict(q_o="kv"), "q_proj and o_proj the key/value width"),
+    (dict(q_o="q"), "q_proj or o_proj the key/value width"),
+    (dict(o_proj=False), "attention has four, q_proj, k_proj, v_proj and o_proj"),
+    (dict(k_and_v=1), "k_proj or v_proj is missing"),
+    (dict(mlp="two"), "the gated MLP has three"),
+    (dict(mlp="gpt"), "your MLP is GPT's"),
+    (dict(mlp="4d"), "Llama's width is the config's intermediate_size"),
+    (dict(norms_per_layer=0, final_norm=False), "the RMSNorm weights are missing"),
+    (dict(final_norm=False), "the final RMSNorm"),
+    (dict(norms_per_layer=1), "one RMSNorm per layer is missing"),
+    (dict(norm_bias=True), "RMSNorm has a weight only"),
+    (dict(head="always"), "this config ties it"),
+    (dict(head="never"), "the embedding (embed_tokens) and the lm_head are two matrices"),
+    (dict(embedding=False), "one vocab_size x hidden_size matrix is missing"),     # untied: the same count
+    (dict(positions=True), "no position-embedding matrix"),
+    (dict(biases="attention"), "no biases"),
+    (dict(biases="mlp"), "no biases"),
+    (dict(biases="attention mlp"), "no biases"),
+]
+
+
+def test_the_written_out_counter_is_right():
+    assert checks.check_count_llama(llama)
+
+
+@pytest.mark.parametrize(("slip", "words"), LLAMA_SLIPS)
+def test_every_llama_miscount_is_named(slip, words):
+    fb = checks.check_count_llama(lambda c: llama(c, **slip))
+    assert not fb and words in fb.message, (slip, fb.message)
+    assert "expected" not in fb.message, "a named mistake, not a bare 'expected X'"
+
+
+def test_a_tied_config_without_its_embedding_is_named():
+    def no_embedding_when_tied(c):
+        return llama(c, embedding=not c["tie_word_embeddings"])
+
+    fb = checks.check_count_llama(no_embedding_when_tied)
+    assert not fb and "counted once, not zero times" in fb.message, fb.message
+
+
+def test_the_llama_slips_give_distinct_counts():
+    """Each slip moves the first config's count (and the tied one's, for the lm_head) by its own amount, so
+    that none hides another where the check first sees it (the shared k/v sentence excepted: it says both)."""
+    for c in (checks._LLAMA_CASES[0][0], checks._TINY_TIED):
+        deltas = [delta(c) for _, delta in checks._LLAMA_SLIPS if delta is not checks._kv_half]
+        seen = [d for d in deltas if d]
+        assert len(seen) == len(set(seen)), (c, deltas)
+    assert checks._kv_half(checks._LLAMA_CASES[0][0]) is None, "TinyLlama tells the two k/v slips apart"
+
+
+def moe(c, router="right", active="right", total_experts="all", experts_matrices=3, **llama_slip):
+    """count_moe written out with one slip switched on at a time (the defaults are right)."""
+    d, d_ff, n = c["hidden_size"], c["intermediate_size"], c["num_hidden_layers"]
+    experts, k = c["num_local_experts"], c["num_experts_per_tok"]
+    expert = experts_matrices * d * d_ff
+    dense = llama(c, **llama_slip) - n * 3 * d * d_ff                  # attention, norms, embeddings
+    router_total = {"right": d * experts, "none": 0, "bias": d * experts + experts, "k scores": d * experts}[router]
+    router_active = {"right": d * experts, "none": 0, "bias": d * experts + experts, "k scores": d * k}[router]
+    stored = 1 if total_experts == "one" else experts
+    total = dense + n * (stored * expert + router_total)
+    if total_experts == "dense kept":
+        total += n * 3 * d * d_ff
+    runs = {"right": k, "one": 1, "skipped": experts - k}.get(active, k)
+    act = dense + n * (runs * expert + router_active)
+    if total_experts == "dense kept":
+        act += n * 3 * d * d_ff
+    if active == "no router":
+        act -= n * router_active
+    if active == "no embeddings":
+        act -= 2 * c["vocab_size"] * d
+    if active == "no lm_head":
+        act -= c["vocab_size"] * d
+    if active == "no attention":
+        head_dim = d // c["num_attention_heads"]
+        act -= n * (2 * d * d + 2 * d * c["num_key_value_heads"] * head_dim)
+    if active == "experts only":
+        act = n * k * expert
+    if active == "scaled":
+        act = round(total * k / experts)
+    if active == "total":
+        act = total
+    return total, act
+
+
+MOE_SLIPS = [
+    (dict(router="none"), "the router is missing"),
+    (dict(active="no router"), "active leaves out the router"),
+    (dict(router="k scores"), "a token computes the score of every expert"),
+    (dict(router="bias"), "gate is a linear layer without bias"),
+    (dict(active="one"), "active counts one expert per layer"),
+    (dict(active="skipped"), "the experts a token skips"),
+    (dict(active="no embeddings"), "active leaves out the embedding and the lm_head"),
+    (dict(active="no lm_head"), "active leaves out the embedding or the lm_head"),
+    (dict(active="no attention"), "active leaves out attention"),
+    (dict(active="experts only"), "active counts only the experts a token runs"),
+    (dict(active="scaled"), "as if the whole model were experts"),
+    (dict(active="total"), "a token runs only num_experts_per_tok"),
+    (dict(total_experts="one"), "total counts one expert per layer"),
+    (dict(total_experts="dense kept"), "the experts replace the dense MLP"),
+    (dict(experts_matrices=2), "yours have two"),
+    (dict(kv="full"), "grouped-query attention"),
+    (dict(kv="d / kv_heads"), "or you took hidden_size / num_key_value_heads"),   # on Mixtral, the same count
+    (dict(q_o="kv"), "q_proj and o_proj the key/value width"),
+    (dict(o_proj=False), "o_proj (the output projection"),
+    (dict(k_and_v=1), "one of them is missing, or you took hidden_size / num_key_value_heads"),   # one count
+    (dict(norms_per_layer=0, final_norm=False), "the RMSNorm weights are missing"),
+    (dict(final_norm=False), "the final RMSNorm"),
+    (dict(norms_per_layer=1), "one RMSNorm per layer is missing"),
+    (dict(norm_bias=True), "RMSNorm has a weight only"),
+    (dict(head="never"), "the lm_head are two matrices"),
+    (dict(positions=True), "no position-embedding matrix"),
+    (dict(biases="attention"), "no biases"),
+]
+
+
+def test_the_written_out_moe_counter_is_right():
+    assert checks.check_count_moe(moe)
+
+
+@pytest.mark.parametrize(("slip", "words"), MOE_SLIPS)
+def test_every_moe_miscount_is_named(slip, words):
+    fb = checks.check_count_moe(lambda c: moe(c, **slip))
+    assert not fb and words in fb.message, (slip, fb.message)
+    assert "expected" not in fb.message, "a named mistake, not a bare 'expected X'"

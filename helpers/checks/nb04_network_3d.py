@@ -7,6 +7,7 @@
 """
 
 import numpy as np
+import scipy.special
 
 from helpers import activations, network3d
 from helpers.checks.compare import arrays
@@ -50,12 +51,24 @@ def check_off_share(guess, actual):
     if value < 0.05:
         return wrong(EX1, say("{said} Almost none is what GELU switches off at this scale (section 4); ReLU "
                               "switches off every unit with h < 0.", said=fb.message))
+    if value < 0.4:
+        return wrong(EX1, say("{said} Fewer than half would need the sums h_j to lean positive; x and W1 are "
+                              "drawn centred on 0, so flipping the sign of a column of W1 is as likely as not, "
+                              "and h_j is negative as often as positive.", said=fb.message))
+    if 0.6 < value < 0.95:
+        return wrong(EX1, say("{said} More than half would need the sums h_j to lean negative; nothing in x or "
+                              "W1 prefers a sign, so h_j < 0 for about as many units as h_j > 0.",
+                              said=fb.message))
+    if value >= 0.95:
+        return wrong(EX1, say("{said} ReLU zeroes only the units with h < 0 and passes the others unchanged; "
+                              "it does not switch off every unit.", said=fb.message))
     return fb
 
 
 def _units(seed, n=200):
-    """(h, relu(h), gelu(h)) for n hidden units with unit-scale pre-activations."""
+    """(h, relu(h), gelu(h)) for n hidden units with unit-scale pre-activations; 3 of them exactly 0."""
     h = np.random.default_rng(seed).normal(size=n)
+    h[[5, 70, 150]] = 0.0                # a unit with h = 0 passes nothing: off, whatever the activation
     return h, activations.relu(h), activations.gelu(h)
 
 
@@ -67,6 +80,33 @@ def _cases():
     return [both, (h, a_relu, 0.1), (h, a_gelu, 0.1), (h, a_gelu, 0.3)]
 
 
+def _mask(got):
+    """got as a boolean array, or None when it is not one value per unit."""
+    try:
+        return np.asarray(got).astype(bool)
+    except (TypeError, ValueError):
+        return None
+
+
+def _wrong_only_at_zero(got, h, a, keep):
+    """True when got is right wherever h != 0 and calls a unit with h = 0 on: what a / h <= keep gives."""
+    mask, right = _mask(got), network3d.switched_off(h, a, keep)
+    if mask is None or mask.shape != right.shape:
+        return False
+    zero = h == 0
+    return bool(zero.any() and np.array_equal(mask[~zero], right[~zero]) and not mask[zero].all())
+
+
+def _indices(got, h, a, keep):
+    """True when got lists the indices of the off units instead of marking each unit."""
+    right = np.flatnonzero(network3d.switched_off(h, a, keep))
+    if isinstance(got, tuple) and len(got) == 1:
+        got = got[0]
+    arr = np.asarray(got) if isinstance(got, (np.ndarray, list, tuple)) else None
+    return (arr is not None and arr.ndim == 1 and arr.dtype.kind in "iu" and arr.shape != h.shape
+            and np.array_equal(arr, right))
+
+
 check_switched_off = Check(
     "Exercise 2 (which units are off)",
     reference=network3d.switched_off,
@@ -76,9 +116,21 @@ check_switched_off = Check(
         Mistake("you returned one number; return one True/False per hidden unit (a boolean array "
                 "shaped like h), so that the drawing can cross out each unit.",
                 when=lambda got, h, a, keep: np.ndim(got) == 0),
+        Mistake("you returned the indices of the off units; return one True/False per hidden unit (a boolean "
+                "array shaped like h), so that the drawing can cross out each unit.", when=_indices),
+        Mistake("your test calls a unit with h = 0 on, though it passes nothing. If you divided: a / h is "
+                "0 / 0 = NaN where h = 0, and NaN <= keep is False; if you wrote < : 0 < 0 is False too. Write "
+                "\"at most keep\" without a division: |a| <= keep * |h|.",
+                when=_wrong_only_at_zero),
         Mistake("you marked only the exact zeros: right for ReLU, but GELU never gives exactly 0. "
                 "Measure how much of its input a unit passes, |a| against |h|.",
                 answer=lambda h, a, keep: a == 0),
+        Mistake("you tested GELU's share Phi(h) <= keep for both activations; ReLU passes all (share 1) or "
+                "nothing (share 0), so one rule must read the unit's output a against its input h.",
+                answer=lambda h, a, keep: scipy.special.ndtr(h) <= keep),
+        Mistake("you took |h| but not |a|: a negative output (GELU's small negatives) is below keep * |h| "
+                "however large it is. Compare sizes on both sides: |a| <= keep * |h|.",
+                answer=lambda h, a, keep: a <= keep * np.abs(h)),
         Mistake("you marked every negative pre-activation. GELU still passes between 10% and 50% of "
                 "most of them (its share Phi(h) only falls below 10% for h < -1.28): dimmed, not off.",
                 answer=lambda h, a, keep: h < 0),
@@ -87,6 +139,9 @@ check_switched_off = Check(
                 answer=lambda h, a, keep: a < 0),
         Mistake("you compared |a| with keep itself; off means a small share of the unit's own input: "
                 "compare |a| with keep * |h|.", answer=lambda h, a, keep: np.abs(a) <= keep),
+        Mistake("you compared a with keep itself; off means a small share of the unit's own input, and a "
+                "negative a is below any keep: compare |a| with keep * |h|.",
+                answer=lambda h, a, keep: a <= keep),
         Mistake("without absolute values on both sides the test flips for a negative h (keep * h is "
                 "negative too): compare |a| with keep * |h|.", answer=lambda h, a, keep: a <= keep * h),
         Mistake("keep * h is negative wherever h is, so no negative unit can pass that test: take the "
@@ -122,6 +177,12 @@ check_off_rate = Check(
     mistakes=[
         Mistake("you have one number per token; average over the tokens (axis 0) to get one number "
                 "per hidden unit.", when=lambda got, X, W1, b1, act: np.shape(got) == (len(X),)),
+        Mistake("you returned one number, the share over every token and unit at once; average over the "
+                "tokens only (axis 0), for one share per hidden unit.",
+                when=lambda got, X, W1, b1, act: np.ndim(got) == 0),
+        Mistake("you used GELU whatever the argument says: take the activation activation names, "
+                "helpers.activations.get(activation).",
+                answer=lambda X, W1, b1, act: _off_rate(X, W1, b1, "gelu")),
         Mistake("you counted the tokens; divide by their number for a share between 0 and 1.",
                 answer=lambda X, W1, b1, act: _off_rate(X, W1, b1, act) * len(X)),
         Mistake("that is how often each unit is on; return how often it is off.",

@@ -1,16 +1,19 @@
 """Checks for notebook 05's exercises (the SwiGLU gate).
 
-1. A prediction: the share of gate values below 0 for 256 tokens.
+1. A prediction: the share of gate values above 1 (the gate enlarges its up value) for 256 tokens.
 2. `split_gate_up(state_dict)`: a fused checkpoint (gate_up_proj, as Phi-3 stores it) split into
    the state_dict of helpers.gated.GatedMLP.
 3. `class FusedSwiGLU(nn.Module)`: one gate_up_proj; fuse_gate_up(GatedMLP)'s weights are loaded into it.
 4. `multiplier_range(d_model, multiple_of, intermediate_size)`: Llama's width rule run backwards,
    checked against helpers.gated.llama_d_ff.
 5. (stretch) `gate_preactivation(g)`: the z on SiLU's rising branch with SiLU(z) = g.
+6. (stretch) `gated_mlp_backward(x, W_gate, W_up, W_down, grad_out)`: the gated MLP's backward pass by
+   hand, the gradients of its three weights and of x, compared with autograd.
 """
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import scipy.optimize
 import torch
@@ -19,10 +22,11 @@ import torch.nn.functional as F
 from helpers import activations
 from helpers.checks.cases import Named, pair
 from helpers.checks.compare import number
+from helpers.checks.core import attempt, correct, outcome, referee, wrong
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake
-from helpers.checks.show import describe, say, shape_str
+from helpers.checks.show import call_str, describe, one_line, say, shape_str
 from helpers.checks.state import seeded
 from helpers.gated import GatedMLP, fuse_gate_up
 
@@ -34,23 +38,34 @@ SILU_MIN = float(activations.silu(SILU_ARGMIN))                                 
 
 # ---- Exercise 1: a prediction ----------------------------------------------------------------
 
-check_negative_gates = NamedPrediction(
-    "Exercise 1 (predict the negative gates)",
-    why="x @ W_gate is centred on 0 for a freshly initialised layer, so about half of the gate "
-        "pre-activations are negative, and SiLU maps every negative z to a negative gate (between "
-        "-0.278 and 0): those gates flip the sign of their up value and shrink it.",
-    rel=0.25,
-    variable="my_negative_share",
-    fmt="{:.2f}",
+# What a share near 10% means: z of standard deviation 1, of which 10% lie beyond SILU_ONE.
+check_gates_above_one = NamedPrediction(
+    "Exercise 1 (predict the gates above 1)",
+    why="A gate is above 1 exactly where z > 1.278 (section 3: SiLU(1.278) = 1). z = x @ W_gate sums 64 "
+        "inputs of rms 1 times weights that nn.Linear draws uniformly in ±1/√64 (a variance of "
+        "1/(3 · 64)), so std(z) = √(64 / 192) ≈ 0.58 and 1.278 lies 2.2 standard deviations "
+        "out, where a normal distribution keeps about 1.4%. Few, but each of them enlarges its up value, "
+        "which a switch never does.",
+    rel=0.6,
+    variable="my_above_share",
+    fmt="{:.3f}",
     mistakes=[
-        Mistake("A share is a number between 0 and 1: a guess of {got:g} reads as a percent (50% is 0.5).",
+        Mistake("A share is a number between 0 and 1: a guess of {got:g} reads as a percent (2% is 0.02).",
                 when=lambda guess, actual: 1 < guess <= 100),
-        Mistake("No negative gates would be ReLU's answer, or a switch's in [0, 1]; SiLU keeps the sign of z, "
-                "so every negative z gives a negative gate.", when=lambda guess, actual: guess <= 0.02),
-        Mistake("A gate is negative for every negative z, not only in the dip near z = -1.28 where SiLU is "
-                "lowest: how many of the z are negative?", when=lambda guess, actual: 0.02 < guess < actual / 1.25),
-        Mistake("More than the positive ones? SiLU(z) < 0 exactly when z < 0, and nothing here makes "
-                "z lean to one side.", when=lambda guess, actual: actual * 1.25 < guess <= 1),
+        Mistake("None above 1 would be a switch's answer (a sigmoid gate stays inside (0, 1)); SiLU(z) = "
+                "z · sigmoid(z) passes 1 for every z > 1.278, as section 3 found.",
+                when=lambda guess, actual: guess <= 0.001),
+        Mistake("About half of the z are positive, but a positive gate stays between 0 and 1 unless z > 1.278: "
+                "half is the share of positive (or of negative) gates, not of gates above 1.",
+                when=lambda guess, actual: 0.3 <= guess <= 0.7),
+        Mistake("More than half cannot be: a gate above 1 needs z > 1.278, and only about half of the z are "
+                "even positive.", when=lambda guess, actual: 0.7 < guess <= 1),
+        Mistake("That many would fit pre-activations z of standard deviation about 1 (then 10% lie above "
+                "1.278). Here z is narrower: 64 inputs of rms 1 times weights of variance 1/(3 · 64) give "
+                "std(z) ≈ 0.58.", when=lambda guess, actual: 0.05 <= guess < 0.3),
+        Mistake("The right idea, the wrong tail: 1.278 / 0.58 ≈ 2.2 standard deviations, and a normal "
+                "distribution keeps about 1.4% of its values beyond that.",
+                when=lambda guess, actual: 0.001 < guess < 0.05),
     ],
 )
 
@@ -58,11 +73,37 @@ check_negative_gates = NamedPrediction(
 
 
 def _fused_state(d_model, d_ff, seed):
-    """The state_dict of a fused gated MLP: gate_up_proj.weight (2*d_ff, d_model), down_proj.weight."""
-    with seeded(seed):
-        mlp = GatedMLP(d_model, d_ff).double()
-    tensors = {k: v.clone() for k, v in fuse_gate_up(mlp).state_dict().items()}
+    """The state_dict of a fused gated MLP: gate_up_proj.weight (2*d_ff, d_model), down_proj.weight.
+
+    Drawn from the check's own generator as nn.Linear draws its weights (uniform in ±1/√in_features),
+    so that building it touches neither torch's global generator nor anything else of the learner's.
+    """
+    g = torch.Generator().manual_seed(seed)
+
+    def linear(d_in, d_out):
+        bound = 1 / math.sqrt(d_in)
+        return (torch.rand(d_out, d_in, generator=g, dtype=torch.float64) * 2 - 1) * bound
+
+    gate, up, down = linear(d_model, d_ff), linear(d_model, d_ff), linear(d_ff, d_model)
+    tensors = {"gate_up_proj.weight": torch.cat([gate, up]), "down_proj.weight": down}
     return Named(tensors, say("fused state_dict, d_model={d_model}, d_ff={d_ff}", d_model=d_model, d_ff=d_ff))
+
+
+class _Lazy(Sequence):
+    """A check's cases, built on first use (not at import): make() -> a list of argument tuples."""
+
+    def __init__(self, make):
+        self._make = make
+
+    @functools.cached_property
+    def _cases(self):
+        return self._make()
+
+    def __getitem__(self, i):
+        return self._cases[i]
+
+    def __len__(self):
+        return len(self._cases)
 
 
 def _split(state):
@@ -133,7 +174,7 @@ def _transposed(got, state):
         and split[k].shape[0] != split[k].shape[1] for k in split)
 
 
-_SPLIT_CASES = [(_fused_state(D_MODEL, D_FF, seed=5),), (_fused_state(6, 16, seed=6),)]
+_SPLIT_CASES = _Lazy(lambda: [(_fused_state(D_MODEL, D_FF, seed=5),), (_fused_state(6, 16, seed=6),)])
 
 check_split_gate_up = Check(
     "Exercise 2 (load a fused checkpoint)",
@@ -294,16 +335,29 @@ check_multiplier_range = Check(
                 "N - multiple_of + 1 to N; yours are those that round down to it.",
                 when=_near_any(_bounds(lambda n, m: n, lambda n, m: n + m),
                                _bounds(lambda n, m: n + 1, lambda n, m: n + m + 1))),
-        Mistake("{call}: your bounds treat m * w as any real number, but step 2 rounds it down to a whole "
-                "number v = int(m * w). int(m * w) = k holds for k <= m * w < k + 1: apply that at both ends.",
-                when=_near_any(_bounds(lambda n, m: n - m, lambda n, m: n),
-                               _bounds(lambda n, m: n - m + 1, lambda n, m: n),
-                               _bounds(lambda n, m: n - m, lambda n, m: n + 1))),
+        Mistake("{call}: your high bound is one short. Step 2 rounds m * w down, so int(m * w) = "
+                "intermediate_size holds for every m * w below intermediate_size + 1: high is "
+                "(intermediate_size + 1) / w.",
+                when=_near_any(_bounds(lambda n, m: n - m + 1, lambda n, m: n))),
+        Mistake("{call}: your low bound lets in the width intermediate_size - multiple_of, which is a multiple "
+                "itself: step 3 leaves it as it is instead of rounding it up. The smallest whole width that "
+                "rounds up to intermediate_size is intermediate_size - multiple_of + 1.",
+                when=_near_any(_bounds(lambda n, m: n - m, lambda n, m: n + 1))),
+        Mistake("{call}: both bounds are one off. At the low end, step 3 leaves intermediate_size - multiple_of "
+                "as it is (it is a multiple), so the smallest width is one more; at the high end, step 2 rounds "
+                "m * w down, so int(m * w) = intermediate_size holds up to m * w < intermediate_size + 1.",
+                when=_near_any(_bounds(lambda n, m: n - m, lambda n, m: n))),
+        Mistake("{call}: step 1 rounds 8 * d_model / 3 DOWN to a whole number (int: 10922 for d_model = 4096); "
+                "round() gives 10923.",
+                answer=_bounds(lambda n, m: n - m + 1, lambda n, m: n + 1, width=lambda d: round(8 * d / 3))),
         Mistake("{call}: you divided by 8 * d_model / 3 itself; step 1 rounds it down to a whole number "
                 "first (10922 for d_model = 4096), and the multiplier acts on that.",
                 answer=_bounds(lambda n, m: n - m + 1, lambda n, m: n + 1, width=lambda d: 8 * d / 3)),
         Mistake("{call}: you divided by 4 * d_model; the multiplier acts on 2/3 of it (step 1).",
                 answer=_bounds(lambda n, m: n - m + 1, lambda n, m: n + 1, width=lambda d: 4 * d)),
+        Mistake("{call} is close to the bounds but not on them: a search stops near a bound. Each bound is a "
+                "whole width divided by step 1's width; compute the two fractions.",
+                when=lambda got, d, m, n: _pair_of_numbers(rel=1e-4)(got, _multiplier_range(d, m, n)) is None),
     ],
     success=say("every multiplier in [{:.4f}, {:.4f}) gives Llama-3-8B's 14336, so its 1.3 is one choice of "
                 "many; Llama-2-7B's range holds 1.0 (no multiplier), and Llama-3.1-405B's holds its 1.2.",
@@ -353,3 +407,202 @@ check_gate_preactivation = Check(
             "0.183, 1.758, 0 and 2.218.",
     name="gate_preactivation",
 )
+
+# ---- Exercise 6 (stretch): the gated MLP's backward pass by hand -----------------------------
+
+EX6 = "Exercise 6 (the gated MLP's backward pass)"
+_GRADS = ("dW_gate", "dW_up", "dW_down", "dx")
+_AUTOGRAD = {"backward", "grad", "vjp", "jacrev", "jacfwd", "jacobian", "requires_grad_"}
+
+
+def _silu_slope(z):
+    """SiLU'(z) = sigmoid(z) * (1 + z * (1 - sigmoid(z)))."""
+    s = torch.sigmoid(z)
+    return s * (1 + z * (1 - s))
+
+
+def _backward(x, W_gate, W_up, W_down, grad_out, slope=_silu_slope, gate_term=True, up_term=True,
+              dx_paths=("gate", "up"), per_token=False):
+    """The gated MLP's gradients, or those of a typical mistake (the keywords turn one step wrong)."""
+    z, u = x @ W_gate, x @ W_up
+    g = F.silu(z)
+    h = g * u
+    dW_down = h.T @ grad_out
+    dh = grad_out @ W_down.T
+    dg = dh * u if gate_term else dh        # the product rule: each factor's gradient is dh times the other
+    du = dh * g if up_term else dh
+    dz = dg * slope(z)
+    dW_gate, dW_up = x.T @ dz, x.T @ du
+    dx = sum(d @ W.T for path, d, W in (("gate", dz, W_gate), ("up", du, W_up)) if path in dx_paths)
+    grads = (dW_gate, dW_up, dW_down, dx)
+    if per_token:
+        grads = tuple(t / len(x) for t in grads[:3]) + (dx,)
+    return grads
+
+
+def _autograd(x, W_gate, W_up, W_down, grad_out):
+    """The reference: autograd through the forward pass, on the check's own copies."""
+    leaves = [t.detach().clone().requires_grad_() for t in (x, W_gate, W_up, W_down)]
+    xx, wg, wu, wd = leaves
+    with torch.enable_grad():
+        out = (F.silu(xx @ wg) * (xx @ wu)) @ wd
+        grads = torch.autograd.grad(out, leaves, grad_out)
+    d_x, d_gate, d_up, d_down = (t.detach() for t in grads)
+    return d_gate, d_up, d_down, d_x
+
+
+def _backward_cases():
+    g = torch.Generator().manual_seed(6)
+
+    def case(T, d_model, d_ff):
+        def draw(*shape, scale=1.0):
+            return torch.randn(*shape, generator=g, dtype=torch.float64) * scale
+
+        return (draw(T, d_model), draw(d_model, d_ff, scale=d_model ** -0.5),
+                draw(d_model, d_ff, scale=d_model ** -0.5), draw(d_ff, d_model, scale=d_ff ** -0.5),
+                draw(T, d_model))
+
+    return [case(5, 6, 16), case(3, 8, 24)]
+
+
+_BACKWARD_CASES = _Lazy(_backward_cases)
+_INPUTS = ("x", "W_gate", "W_up", "W_down", "grad_out")
+
+
+def _swapped_gate_up(*case):
+    d_gate, d_up, d_down, d_x = _backward(*case)
+    return d_up, d_gate, d_down, d_x
+
+
+_BACKWARD_MISTAKES = [
+    Mistake("SiLU's slope is missing: the gate is g = SiLU(z), so dz = dg * SiLU'(z), with SiLU'(z) = "
+            "sigmoid(z) * (1 + z * (1 - sigmoid(z))).", answer=lambda *c: _backward(*c, slope=torch.ones_like)),
+    Mistake("you took sigmoid(z) as SiLU's slope, as if SiLU(z) were z times a constant: the product rule on "
+            "z * sigmoid(z) adds z * sigmoid'(z), so SiLU'(z) = sigmoid(z) * (1 + z * (1 - sigmoid(z))).",
+            answer=lambda *c: _backward(*c, slope=torch.sigmoid)),
+    Mistake("you took sigmoid's slope, sigmoid(z) * (1 - sigmoid(z)), for SiLU's: SiLU(z) = z * sigmoid(z), so "
+            "its slope is sigmoid(z) * (1 + z * (1 - sigmoid(z))).",
+            answer=lambda *c: _backward(*c, slope=lambda z: torch.sigmoid(z) * (1 - torch.sigmoid(z)))),
+    Mistake("you differentiated SiLU at its output g instead of at its input z: SiLU'(z), with z = x @ W_gate.",
+            answer=lambda *c: _backward(*c, slope=lambda z: _silu_slope(F.silu(z)))),
+    Mistake("the product rule is missing a term on the gate side: h = g * u, so dg = dh * u (the up value), "
+            "not dh alone.", answer=lambda *c: _backward(*c, gate_term=False)),
+    Mistake("the product rule is missing a term on the up side: h = g * u, so du = dh * g (the gate), not dh "
+            "alone.", answer=lambda *c: _backward(*c, up_term=False)),
+    Mistake("dx has only the gate's path: x feeds both branches, so dx = dz @ W_gate.T + du @ W_up.T.",
+            answer=lambda *c: _backward(*c, dx_paths=("gate",))),
+    Mistake("dx has only the up branch's path: x feeds both branches, so dx = dz @ W_gate.T + du @ W_up.T.",
+            answer=lambda *c: _backward(*c, dx_paths=("up",))),
+    Mistake("dW_gate and dW_up are swapped: SiLU's slope belongs to the gate branch (z = x @ W_gate); the up "
+            "branch's gradient is x.T @ (dh * g). Return (dW_gate, dW_up, dW_down, dx) in that order.",
+            answer=_swapped_gate_up),
+    Mistake("you divided the weight gradients by the number of tokens: grad_out already holds each token's "
+            "gradient, and a weight's gradient is the sum over the tokens, x.T @ dz.",
+            answer=lambda *c: _backward(*c, per_token=True)),
+    Mistake("you ignored grad_out (as if it were all ones): the backward pass starts from the upstream "
+            "gradient, dh = grad_out @ W_down.T and dW_down = h.T @ grad_out.",
+            answer=lambda *c: _backward(*c[:4], torch.ones_like(c[4]))),
+]
+
+
+class _Recorder(torch.overrides.TorchFunctionMode):
+    """Records the names of the torch functions the learner's code calls."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = set()
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        self.names.add(getattr(func, "__name__", ""))
+        if kwargs.get("requires_grad"):
+            self.names.add("requires_grad_")
+        return func(*args, **kwargs)
+
+
+def _close(got, expected):
+    """True when got is a tensor of expected's shape within float64 rounding of it."""
+    return (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(expected.shape)
+            and torch.allclose(got.detach().double(), expected, rtol=1e-9, atol=1e-10))
+
+
+def _same_all(got, expected):
+    return all(_close(g, e) for g, e in zip(got, expected, strict=True))
+
+
+def _shape_problem(got, expected, case):
+    """A sentence when one of the four has the wrong shape (a missing transpose names itself), else None."""
+    sizes = {"T": case[0].shape[0], "d_model": case[0].shape[1], "d_ff": case[1].shape[1]}
+    for name, g, e in zip(_GRADS, got, expected, strict=True):
+        if not isinstance(g, torch.Tensor):
+            return say("{name} is {got}; expected a tensor of shape {shape}", name=name, got=describe(g),
+                       shape=shape_str(e.shape))
+        if tuple(g.shape) != tuple(e.shape):
+            if tuple(g.shape) == tuple(e.shape)[::-1]:
+                return say("{name} has shape {shape}, the transpose of the expected {expected}: a missing "
+                           "transpose. For y = a @ W the weight's gradient is a.T @ dy, shaped like W (here "
+                           "(in, out), as in the formulas of section 1), and the input's is dy @ W.T",
+                           name=name, shape=shape_str(g.shape), expected=shape_str(e.shape))
+            return say("{name} has shape {shape}; expected {expected} (T={T}, d_model={d_model}, d_ff={d_ff})",
+                       name=name, shape=shape_str(g.shape), expected=shape_str(e.shape), **sizes)
+    return None
+
+
+def _raised(call, err):
+    """A sentence for an error in the learner's code; a matmul of mismatched shapes points at a transpose."""
+    said = str(err)
+    if isinstance(err, RuntimeError) and "cannot be multiplied" in said:
+        return say("{call} raised RuntimeError ({said}): a matrix product of mismatched shapes, the sign of a "
+                   "missing transpose. In the backward pass each weight appears transposed: dh = grad_out @ "
+                   "W_down.T, dx = dz @ W_gate.T + du @ W_up.T, and dW = (its input).T @ (its output's "
+                   "gradient).", call=call, said=one_line(err, 120))
+    return None
+
+
+@referee(EX6)
+def check_gated_mlp_backward(fn):
+    """Exercise 6: the four gradients, compared with autograd; autograd itself and in-place edits refused."""
+    for i, case in enumerate(_BACKWARD_CASES):
+        call = call_str("gated_mlp_backward", case)
+        given = tuple(t.clone() for t in case)
+        recorder = _Recorder()
+        with recorder:
+            got = attempt(fn, *given, copies=False)
+        if isinstance(got, BaseException) and _raised(call, got) is not None:
+            return wrong(EX6, _raised(call, got))
+        early = outcome(EX6, call, got, first=i == 0)
+        if early is not None:
+            return early
+        used = sorted(recorder.names & _AUTOGRAD)
+        if used or any(isinstance(t, torch.Tensor) and (t.requires_grad or t.grad_fn is not None)
+                       for t in (got if isinstance(got, (tuple, list)) else ())):
+            return wrong(EX6, say("{call} used autograd ({what}): the exercise is the backward pass by hand, "
+                                  "from the chain rule alone. Autograd is what the check compares you with.",
+                                  call=call, what=", ".join(used) or "requires_grad"))
+        edited = [name for name, mine, theirs in zip(_INPUTS, given, case, strict=True)
+                  if not torch.equal(mine, theirs)]
+        if edited:
+            return wrong(EX6, say("{call} changed {names} in place (an operation such as `+=`, `*=` or a "
+                                  "method ending in _ on the input): the caller's tensors must stay as they "
+                                  "were, and in a real backward pass the forward's values are still needed. "
+                                  "Compute into new tensors.", call=call, names=", ".join(edited)))
+        if not isinstance(got, (tuple, list)) or len(got) != 4:
+            return wrong(EX6, say("{call} returned {got}; return the four gradients as a tuple "
+                                  "(dW_gate, dW_up, dW_down, dx).", call=call, got=describe(got)))
+        expected = _autograd(*case)
+        if _same_all(got, expected):
+            continue
+        problem = _shape_problem(got, expected, case)
+        if problem is not None:
+            return wrong(EX6, say("{call}: {problem}.", call=call, problem=problem))
+        for mistake in _BACKWARD_MISTAKES:
+            if _same_all(got, mistake.answer(*case)):
+                return wrong(EX6, say("{call}: {mistake}", call=call, mistake=say(mistake.message)))
+        right = [name for name, g, e in zip(_GRADS, got, expected, strict=True) if _close(g, e)]
+        differ = [name for name in _GRADS if name not in right]
+        return wrong(EX6, say("{call}: {differ} differ from autograd's, {right} agree. Follow the forward "
+                              "pass backwards one line at a time and compare each intermediate gradient's "
+                              "shape with its value's.", call=call, differ=", ".join(differ),
+                              right=", ".join(right) or "none"))
+    return correct(EX6, "your four gradients equal autograd's for two sizes: the chain rule through down_proj, "
+                        "the product g * u (one term for each factor), SiLU's slope and the two paths back to x.")
