@@ -16,7 +16,7 @@ tests/test_translation_catalogs.py keeps the .mo equal to a fresh compile of the
 
 Korean particles after a value: a Korean template writes the particle after a {field} in its
 two-form spelling, `{got}은(는)`, `{name}이(가)`, `{got}을(를)`, `{x}과(와)` (or `와(과)`) and
-`{x}(으)로`, `{x}(이)라고`; `particle` then picks the one form that the value as it is shown calls for: "fall은",
+`{x}(으)로`, `{x}(이)라고`, `{x}(이)나`; `particle` then picks the one form that the value as it is shown calls for: "fall은",
 "GELU는", "2는", "1,2,3은", "층을", "모델을"... (`reading`: a Hangul syllable by its final
 consonant, a digit by its Korean reading, a Latin word by a rule of thumb). A value whose reading
 is unknown keeps the two-form spelling, which is always correct Korean.
@@ -93,7 +93,7 @@ def catalog(language):
 # The particle pairs, two-form spelling -> (after a final consonant, after a vowel).
 PARTICLES = {"은(는)": ("은", "는"), "이(가)": ("이", "가"), "을(를)": ("을", "를"),
              "과(와)": ("과", "와"), "와(과)": ("과", "와"), "(으)로": ("으로", "로"),
-             "(이)라고": ("이라고", "라고")}
+             "(이)라고": ("이라고", "라고"), "(이)나": ("이나", "나")}
 # Digits read in Korean: 영 일 이 삼 사 오 육 칠 팔 구. "consonant", "vowel", or "rieul" (a final ㄹ,
 # which takes 로 like a vowel: "1로", "7로", "8로").
 _DIGITS = {"0": "consonant", "1": "rieul", "2": "vowel", "3": "consonant", "4": "vowel", "5": "vowel",
@@ -141,7 +141,7 @@ def reading(text):
 
 
 def particle(value, pair):
-    """The form of `pair` ('은(는)', '이(가)', '을(를)', '과(와)', '와(과)', '(으)로', '(이)라고') that follows `value`
+    """The form of `pair` ('은(는)', '이(가)', '을(를)', '과(와)', '와(과)', '(으)로', '(이)라고', '(이)나') that follows `value`
     when it is read in Korean; the two-form spelling itself where the reading is unknown."""
     after_consonant, after_vowel = PARTICLES[pair]
     sound = reading(value)
