@@ -159,16 +159,23 @@ def _terms(course_term):
 def glossary():
     """[(English terms, accepted spellings)] for each row of docs/GLOSSARY.md whose posts use a Korean word.
 
-    The accepted spellings are the posts' words (Korean, and English where a post keeps it)."""
+    The accepted spellings are the posts' words (Korean, and English where a post keeps it), and the
+    edition's own word where its "Korean terms" table settles the term otherwise (잔차 스트림)."""
+    import glossary as settled
+
     rows = []
-    for line in (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8").splitlines():
+    text = (ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
+    chosen = {_terms(t.english)[0].casefold(): t.korean for t in settled.terms(text) if _terms(t.english)}
+    for line in text.split(settled.HEADING)[0].splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 3 or cells[0] in ("Course term", "---") or set(cells[0]) <= {"-"}:
             continue
         words = [re.sub(r"\(.*?\)", "", w).strip() for w in cells[1].split(";")]
         if not any(HANGUL.search(w) for w in words):
             continue
-        rows.append((_terms(cells[0]), [w for w in words if w]))
+        terms = _terms(cells[0])
+        extra = [chosen[t.casefold()] for t in terms if t.casefold() in chosen]
+        rows.append((terms, [w for w in words if w] + extra))
     return rows
 
 
