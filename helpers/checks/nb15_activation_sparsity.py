@@ -171,7 +171,7 @@ def _judge(fn):
         return wrong(EX2, say("your function changed its input {names} in place (an in-place operation such as "
                               "x.mul_(...), x[...] = ... or active &= ...). The caller uses them again: the next "
                               "layer reads x, and a set is shared by every token. Work on new tensors.",
-                              names=" and ".join(inputs)))
+                              names=", ".join(inputs)))
     if weights:
         return wrong(EX2, say("your function changed the MLP's weights ({names}) in place. Read the active "
                               "rows and columns (indexing makes a new tensor) and leave the MLP as it was: a "
