@@ -11,11 +11,18 @@ phrase ("huggingface.co did not answer within 10 s"), for the caller to put in a
 
 A model can also come from a folder: `check_folder` refuses one that cannot hold a saved model, and
 `holds_gpt2_small` tells GPT-2 small's trained weights by what the folder holds.
+
+For a cell that runs only on real models (notebook 15 measures GPT-2 small against OPT-125m):
+
+    why_not = hub.why_not_real()               # None where real models may be fetched, else a phrase
+    model, tokenizer = hub.load_causal_lm(name, device)
+    hub.down_projections(model)                # each layer's c_proj (GPT-2) or fc2 (OPT): its input is h
 """
 
 import json
 import os
 import socket
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -174,3 +181,63 @@ def fetch(name, files=FILES):
     finally:
         constants.HF_HUB_DOWNLOAD_TIMEOUT = saved
     return None
+
+
+def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
+    """None when this runtime may fetch real models (Colab, or setting=real) and the Hub answers in time, else
+    why not, as a phrase. Never touches the network unless asked; a probe waits CONNECT_S + ANSWER_S at most."""
+    for value, arg in ((name, "name"), (setting, "setting")):
+        if not isinstance(value, str):
+            raise TypeError(f"{arg} must be a str (a Hugging Face model id; an environment variable), got "
+                            f"{type(value).__name__}")
+    wanted = os.environ.get(setting, "auto").strip() or "auto"
+    if wanted == "tiny":
+        return f"{setting}=tiny"
+    if wanted not in ("auto", "real"):
+        return f"{setting} names a folder, which holds one model"
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes", "on"):
+        return "HF_HUB_OFFLINE is set"
+    if wanted == "auto" and "google.colab" not in sys.modules:
+        return f"not in Colab, and {setting} is not real"
+    return probe(name)
+
+
+def load_causal_lm(name, device="cpu"):
+    """(model, tokenizer) of a Hugging Face causal language model (a hub name or a saved folder), in eval mode on
+    device; transformers' progress bars and notices kept quiet, then put back."""
+    import warnings
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    if not isinstance(name, (str, os.PathLike)):
+        raise TypeError(f"name must be a Hugging Face model id or a folder (str), got {type(name).__name__}")
+    level, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*HF_TOKEN.*")   # Colab's note on an unset secret
+            model = AutoModelForCausalLM.from_pretrained(name)
+            tokenizer = AutoTokenizer.from_pretrained(name)
+    finally:
+        hf_logging.set_verbosity(level)
+        if bars:
+            hf_logging.enable_progress_bar()
+    return model.to(device).eval(), tokenizer
+
+
+def down_projections(model):
+    """Each layer's down-projection, whose input is the MLP's hidden units h (..., d_ff): GPT-2's mlp.c_proj,
+    OPT's fc2 (Llama-style models: mlp.down_proj)."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a Hugging Face model (an nn.Module), got {type(model).__name__}")
+    body = next((getattr(model, a) for a in ("model", "transformer") if getattr(model, a, None) is not None), model)
+    if hasattr(body, "h"):                                      # GPT-2: transformer.h[i].mlp.c_proj
+        return [block.mlp.c_proj for block in body.h]
+    if hasattr(getattr(body, "decoder", None), "layers"):       # OPT: model.decoder.layers[i].fc2
+        return [layer.fc2 for layer in body.decoder.layers]
+    if hasattr(body, "layers"):                                 # Llama, Mistral, Qwen: model.layers[i].mlp.down_proj
+        return [layer.mlp.down_proj for layer in body.layers]
+    raise TypeError(f"model must be a GPT-2, OPT or Llama-style model (its layers in .transformer.h, "
+                    f".model.decoder.layers or .model.layers), got {type(model).__name__}")

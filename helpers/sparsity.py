@@ -106,11 +106,13 @@ def _indices(active, d_ff, name="active"):
         if active.shape[0] != d_ff:
             raise ValueError(f"{name} is a mask of {active.shape[0]} entries but the MLP has d_ff={d_ff} "
                              "hidden units: one entry per unit")
+        _not_empty(active.sum(), d_ff, name)
         return active.nonzero().flatten()
     if active.is_floating_point() or active.is_complex():
         raise TypeError(f"{name} must be a bool mask ({d_ff},) or integer unit indices (k,), got dtype "
-                        f"{active.dtype} (an empty list becomes float: torch.tensor([], dtype=torch.long))")
-    if active.numel() and (active.min() < 0 or active.max() >= d_ff):
+                        f"{active.dtype}")
+    _not_empty(active.numel(), d_ff, name)
+    if active.min() < 0 or active.max() >= d_ff:
         bad = int(active.min()) if active.min() < 0 else int(active.max())
         raise ValueError(f"{name} holds the unit index {bad} but the MLP's units are 0 to {d_ff - 1}")
     if active.unique().numel() != active.numel():
@@ -118,13 +120,21 @@ def _indices(active, d_ff, name="active"):
     return active.long()
 
 
+def _not_empty(k, d_ff, name):
+    """Refuse an active set without a unit: there is nothing to read, and the caller likely asked for too much."""
+    if int(k) == 0:
+        raise ValueError(f"{name} is empty: expected at least 1 of the d_ff={d_ff} units active, got 0. With "
+                         "every unit off the MLP's output is the down-projection's bias alone; lower the threshold, "
+                         "or use that bias directly")
+
+
 def sparse_mlp(x, mlp, active):
     """The MLP's output reading only the active units' rows of up (and gate) and columns of down.
 
     x: (d_model,) one token, or (T, d_model) tokens. active: one set for every token, a bool mask
     (d_ff,) or indices (k,); or, with x (T, d_model), a mask (T, d_ff): each token its own set.
-    Returns x's shape. The down-projection's bias is added once; an empty set is allowed and
-    gives that bias alone, which is what the dense MLP returns when every unit is off.
+    Returns x's shape. The down-projection's bias is added once. An empty set (for any token) is
+    refused, as is a mask of the wrong length, a float tensor or an index out of range.
     """
     gate, up, down = _projections(mlp)
     validate.model_input(x, mlp.d_model, type(mlp).__name__, up.weight)
@@ -134,6 +144,9 @@ def sparse_mlp(x, mlp, active):
         if x.ndim != 2 or active.shape != (len(x), mlp.d_ff) or active.dtype != torch.bool:
             raise ValueError(f"a 2-D active must be a bool mask (T, d_ff) for x (T, d_model), here ({len(x)}, "
                              f"{mlp.d_ff}) for x {tuple(x.shape)}; got {active.dtype} {tuple(active.shape)}")
+        empty = (~active.any(1)).nonzero().flatten()
+        if len(empty):
+            _not_empty(0, mlp.d_ff, f"active[{int(empty[0])}]")     # that token would read nothing
         return torch.stack([sparse_mlp(x_t, mlp, a_t) for x_t, a_t in zip(x, active, strict=True)])
     idx = _indices(active, mlp.d_ff).to(up.weight.device)
     h = x @ up.weight[idx].T                                      # (..., k): the active rows of up
@@ -160,7 +173,8 @@ def bytes_read(active, d_model, d_ff, dtype=torch.float32, bias=False, gated=Fal
     """The Bytes a decode step reads for an active set: a mask (..., d_ff) or indices (k,).
 
     Per unit: a row of up (and of gate when gated) and a column of down, d_model elements each, and
-    with bias its up (and gate) bias; the down bias is read once. A batch reads the union of its sets.
+    with bias its up (and gate) bias; the down bias is read once. A batch reads the union of its sets,
+    which must hold at least one unit.
     """
     d_model, d_ff = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
     size, bias, gated = element_bytes(dtype), validate.boolean(bias, "bias"), validate.boolean(gated, "gated")

@@ -61,3 +61,39 @@ def test_the_saving_guess():
 def test_a_wrong_guess_is_wrong():
     assert checks.check_relu_guess(10, 56.0).status == "wrong"
     assert checks.check_relu_guess(95, 56.0).status == "wrong"
+
+
+@pytest.mark.parametrize("edit, name", [
+    (lambda x, active: x.mul_(0.0), "x"),
+    (lambda x, active: active.fill_(True) if active.dtype == torch.bool else active.zero_(), "active"),
+])
+def test_an_in_place_edit_of_an_input_is_named(edit, name):
+    def edits_then_answers(x, mlp, active):
+        answer = sparsity.sparse_mlp(x, mlp, active)
+        edit(x, active)
+        return answer
+    fb = checks.check_sparse_mlp(edits_then_answers)
+    assert fb.status == "wrong" and f"changed its input {name} in place" in str(fb), fb
+
+
+def test_a_sparse_forward_that_copies_first_is_right():
+    def copies(x, mlp, active):
+        x = x.clone().mul_(1.0)
+        return sparsity.sparse_mlp(x, mlp, active.clone())
+    assert checks.check_sparse_mlp(copies)
+
+
+@pytest.mark.parametrize("check, guess, actual, words", [
+    (checks.check_relu_guess, 2, 56.0, "what GELU gives"),
+    (checks.check_relu_guess, 95, 56.0, "almost no unit on"),
+    (checks.check_saving_guess, 100, 49.5, "counts c_fc as skipped too"),
+    (checks.check_saving_guess, 0, 49.5, "saves (almost) nothing"),
+])
+def test_a_typical_wrong_guess_is_named(check, guess, actual, words):
+    fb = check(guess, actual)
+    assert fb.status == "wrong" and words in str(fb), fb
+
+
+def test_a_wrong_guess_without_a_typical_mistake_gets_the_why_alone():
+    fb = checks.check_saving_guess(30, 49.5)
+    assert fb.status == "wrong" and "c_fc as skipped" not in str(fb) and "Without a predictor" in str(fb), fb

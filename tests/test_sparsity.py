@@ -60,15 +60,28 @@ def test_relu_sparse_forward_equals_the_dense_mlp():
         torch.testing.assert_close(sp.sparse_mlp(x, mlp, union), dense, **tol)
 
 
-def test_an_empty_set_gives_the_down_bias_which_is_the_dense_output_when_every_unit_is_off():
+def test_an_empty_set_is_refused_even_where_every_unit_is_off():
     mlp, x = ffn("relu"), inputs()
     with torch.no_grad():
         mlp.c_fc.bias.fill_(-100.0)                                # every pre-activation negative
-        assert not sp.active_units(hidden(mlp, x)).any()
-        empty = torch.zeros(64, dtype=torch.bool)
-        torch.testing.assert_close(sp.sparse_mlp(x[0], mlp, empty), mlp.c_proj.bias, rtol=0, atol=0)
-        torch.testing.assert_close(sp.sparse_mlp(x, mlp, torch.tensor([], dtype=torch.long)), mlp(x),
-                                   rtol=0, atol=1e-12)
+        h = hidden(mlp, x)
+        assert not sp.active_units(h).any()
+        torch.testing.assert_close(mlp(x), mlp.c_proj.bias.expand_as(mlp(x)), rtol=0, atol=0)  # what is left
+        for active in (torch.zeros(64, dtype=torch.bool), torch.tensor([], dtype=torch.long)):
+            with pytest.raises(ValueError, match=r"active is empty: expected at least 1 of the d_ff=64 units"):
+                sp.sparse_mlp(x[0], mlp, active)
+        with pytest.raises(ValueError, match=r"active\[0\] is empty"):
+            sp.sparse_mlp(x, mlp, sp.active_units(h))
+        with pytest.raises(ValueError, match=r"active is empty"):
+            sp.bytes_read(sp.active_units(h), 16, 64)
+
+
+def test_a_per_token_set_names_the_token_that_has_no_unit():
+    mlp, x = ffn("relu"), inputs()
+    active = torch.ones(6, 64, dtype=torch.bool)
+    active[4] = False
+    with pytest.raises(ValueError, match=r"active\[4\] is empty: expected at least 1 .* got 0"):
+        sp.sparse_mlp(x, mlp, active)
 
 
 def test_gelu_sparse_forward_error_is_within_the_dropped_units_bound():
@@ -133,7 +146,8 @@ def test_bytes_read_by_hand():
     assert sp.bytes_read(mask, 4, 8) == sp.bytes_read(three, 4, 8)
     full = torch.ones(3072, dtype=torch.bool)                       # GPT-2 small's MLP, every unit on
     assert sp.bytes_read(full, 768, 3072, torch.float16) == (2 * 768 * 3072 * 2,) * 3
-    assert sp.bytes_read(~full, 768, 3072, torch.float16) == (4718592 * 2, 4718592 * 2 // 2, 0)
+    one = torch.tensor([0])                                         # one unit on: c_fc whole, one column
+    assert sp.bytes_read(one, 768, 3072, torch.float16) == (4718592 * 2, 2 * (768 * 3072 + 768), 2 * 2 * 768)
     result = sp.bytes_read(three, 4, 8)
     assert (result.dense, result.exact, result.predicted) == tuple(result)
 
@@ -222,7 +236,14 @@ H = torch.zeros(3, 64)
 BAD = [
     (lambda: sp.sparse_mlp(X1, MLP, torch.ones(65, dtype=torch.bool)), ValueError, r"active is a mask of 65 .*d_ff=64"),
     (lambda: sp.sparse_mlp(X1, MLP, torch.ones(64)), TypeError, r"active must be a bool mask \(64,\) or integer"),
-    (lambda: sp.sparse_mlp(X1, MLP, torch.tensor([])), TypeError, r"active .*dtype=torch.long"),
+    (lambda: sp.sparse_mlp(X1, MLP, torch.tensor([])), TypeError, r"active must be a bool mask \(64,\) .*got dtype torch.float32"),
+    (lambda: sp.sparse_mlp(X1, MLP, torch.zeros(64, dtype=torch.bool)), ValueError, r"active is empty: .*d_ff=64 .*got 0"),
+    (lambda: sp.sparse_mlp(X1, MLP, torch.tensor([], dtype=torch.long)), ValueError, r"active is empty"),
+    (lambda: sp.sparse_mlp(X1, MLP, torch.tensor([[0, 1]])), ValueError, r"2-D active must be a bool mask"),
+    (lambda: sp.sparse_mlp(X1, MLP, torch.tensor(3)), ValueError, r"active must be 1-D, got 0-D"),
+    (lambda: sp.bytes_read(torch.zeros(8, dtype=torch.bool), 4, 8), ValueError, r"active is empty: .*d_ff=8"),
+    (lambda: sp.bytes_read(torch.zeros(3, 8, dtype=torch.bool), 4, 8), ValueError, r"active is empty"),
+    (lambda: sp.bytes_read(torch.tensor([0.0, 1.0]), 4, 8), TypeError, r"active must be a bool mask \(8,\) or integer"),
     (lambda: sp.sparse_mlp(X1, MLP, [0, 1]), TypeError, r"active must be a torch tensor"),
     (lambda: sp.sparse_mlp(X1, MLP, torch.tensor([0, 64])), ValueError, r"active holds the unit index 64 .*0 to 63"),
     (lambda: sp.sparse_mlp(X1, MLP, torch.tensor([-1, 3])), ValueError, r"active holds the unit index -1"),

@@ -6,8 +6,9 @@
    nonzero units equals the dense MLP.
 3. (stretch) A prediction: the most a decode step can save without a predictor.
 
-The learner's function first runs on a copy of each MLP that the check looks at afterwards: a
-weight changed in place is named.
+The learner's function first runs on copies of each case that the check looks at afterwards: an
+input (x, active) or a weight changed in place is named. A wrong guess far from the answer is named
+too (GELU's share for ReLU's; c_fc counted as skipped).
 """
 
 import torch
@@ -15,13 +16,14 @@ import torch
 from helpers import sparsity
 from helpers.checks.compare import arrays
 from helpers.checks.core import MISSING, attempt, judge, not_attempted, wrong
-from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.guesses import NamedPrediction
+from helpers.checks.runner import Check, Mistake
 from helpers.checks.show import say
 from helpers.ffn import FFN
 
 EX2 = "Exercise 2 (the sparse forward)"
 
-check_relu_guess = Prediction(
+check_relu_guess = NamedPrediction(
     "Exercise 1 (predict a ReLU MLP's off share)",
     why="ReLU outputs exactly 0 for every negative input, and a trained MLP's pre-activations are "
         "negative for about half of its units or more on any one token; which half changes from token to "
@@ -30,6 +32,14 @@ check_relu_guess = Prediction(
     variable="my_guess",
     fmt="{:.0f}%",
     percent=True,
+    mistakes=[
+        Mistake("{got:g}% is what GELU gives (it is exactly 0 almost nowhere); ReLU is exactly 0 for every "
+                "negative pre-activation, and a trained MLP has many of those for each word.",
+                when=lambda guess, actual: guess < 15),
+        Mistake("{got:g}% would leave almost no unit on for a word; the pre-activations are not nearly all "
+                "negative, and each word needs some units on to be told apart from the others.",
+                when=lambda guess, actual: guess > 85),
+    ],
 )
 
 
@@ -138,26 +148,34 @@ _table = Check(
 
 
 def _edited(fn):
-    """Run fn on each case with copies the check keeps; the names of weights it changed, or MISSING."""
+    """Run fn on each case with copies the check keeps: (inputs it changed, weights it changed), or MISSING."""
     for x, mlp, active in _cases():
         before = {k: v.clone() for k, v in mlp.state_dict().items()}
-        got = attempt(fn, x.clone(), mlp, active.clone(), copies=False)
+        given = {"x": x.clone(), "active": active.clone()}
+        got = attempt(fn, given["x"], mlp, given["active"], copies=False)
         if got is MISSING:
             return MISSING
-        changed = [k for k, v in mlp.state_dict().items() if not torch.equal(v, before[k])]
-        if changed:
-            return changed
-    return []
+        inputs = [name for name, kept in (("x", x), ("active", active)) if not torch.equal(given[name], kept)]
+        weights = [k for k, v in mlp.state_dict().items() if not torch.equal(v, before[k])]
+        if inputs or weights:
+            return inputs, weights
+    return [], []
 
 
 def _judge(fn):
     changed = _edited(fn)
     if changed is MISSING:
         return not_attempted(EX2)
-    if changed:
+    inputs, weights = changed
+    if inputs:
+        return wrong(EX2, say("your function changed its input {names} in place (an in-place operation such as "
+                              "x.mul_(...), x[...] = ... or active &= ...). The caller uses them again: the next "
+                              "layer reads x, and a set is shared by every token. Work on new tensors.",
+                              names=", ".join(inputs)))
+    if weights:
         return wrong(EX2, say("your function changed the MLP's weights ({names}) in place. Read the active "
                               "rows and columns (indexing makes a new tensor) and leave the MLP as it was: a "
-                              "server runs the same weights for every token.", names=", ".join(changed)))
+                              "server runs the same weights for every token.", names=", ".join(weights)))
     return _table._judge(fn)
 
 
@@ -165,7 +183,7 @@ def check_sparse_mlp(fn):
     return judge(EX2, _judge, fn)
 
 
-check_saving_guess = Prediction(
+check_saving_guess = NamedPrediction(
     "Exercise 3 (predict the most a step saves without a predictor)",
     why="Without a predictor c_fc is read whole to learn which units are on; only c_proj's columns can be "
         "skipped, and c_fc's biases and c_proj's bias are read anyway. With every unit off that is d_ff x "
@@ -174,4 +192,11 @@ check_saving_guess = Prediction(
     variable="my_saving_guess",
     fmt="{:.1f}%",
     percent=True,
+    mistakes=[
+        Mistake("{got:g}% counts c_fc as skipped too; but the step learns that every unit is off only by "
+                "computing c_fc x, so c_fc is read whole. Skipping it as well needs the set before the step: a "
+                "predictor.", when=lambda guess, actual: guess > 75),
+        Mistake("{got:g}% saves (almost) nothing; but once c_fc x shows every unit off, none of c_proj's "
+                "columns needs to be read.", when=lambda guess, actual: guess < 10),
+    ],
 )

@@ -5,8 +5,9 @@ the unit is on (|h| above the threshold times the word's largest). Right: the by
 weights a decode step reads for the last word: dense, with the exact set known only after c_fc,
 and with the set known before (a perfect predictor). The title gives the facts the model still
 answers with every unit under the threshold dropped in both MLPs. Everything is computed when the
-demo is made (eleven thresholds), and a move draws the figure anew for that threshold (its two titles'
-images are made once for each threshold when the figure shows).
+demo is made (eleven thresholds). A move changes only the mask's image, the three bars and the two
+titles (drawn from images made once for each threshold when the figure shows), painted over the rest,
+which is drawn once.
 """
 
 from functools import lru_cache
@@ -61,7 +62,12 @@ def _titles(threshold):
 
 
 def draw(fig, threshold):
+    """The mask of every word (left) and the three bars (right), on fixed axes; returns the artists
+    `update` changes."""
     ax1, ax2 = fig.subplots(1, 2, width_ratios=(2.2, 1))
+    fig.subplots_adjust(left=0.09, right=0.985, bottom=0.17, top=0.88, wspace=0.5)   # fixed: nothing moves
+    ax1.grid(False)                                              # a grid over a picture of units hides them
+    ax2.set_axisbelow(True)                                      # the grid under the bars, which a move repaints
     mask, b, _ = _table()[threshold]
     image = ax1.imshow(mask, aspect="auto", interpolation="nearest", vmin=0, vmax=1,
                        cmap=_cmap(), extent=(-0.5, mask.shape[1] - 0.5, len(WORDS) - 0.5, -0.5))
@@ -70,15 +76,31 @@ def draw(fig, threshold):
     kib = np.array(b) / 1024
     bars = ax2.barh([2, 1, 0], kib, color=[NEUTRAL, COLORS["mlp"], COLORS["reference"]])
     ax2.set_yticks([2, 1, 0], ["dense", "exact set", "known before"])
-    ax2.set_xlim(0, 1.05 * kib[0])
+    ax2.set_xlim(0, 1.05 * kib[0])                               # dense is the same at every threshold
     ax2.set(xlabel="KiB of MLP 1 read for 'is'", ylabel="weights read")
-    left, right = _titles(threshold)
-    ax1.set_title(left, y=1.0)
-    ax2.set_title(right, y=1.0)
     artists = {"image": image, "bars": list(bars), "left": ax1.add_artist(Stamp([ax1.title])),
                "right": ax2.add_artist(Stamp([ax2.title])), "ax1": ax1, "ax2": ax2}
-    artists["left"].key, artists["right"].key = left, right      # the images are the titles' own
+    _show(artists, threshold)
     return artists
+
+
+def _show(artists, threshold):
+    """Set the mask, the bars' lengths and the titles for this threshold; return what changed."""
+    mask, b, _ = _table()[threshold]
+    artists["image"].set_data(mask)
+    for bar, kib in zip(artists["bars"], np.array(b) / 1024, strict=True):
+        bar.set_width(kib)
+    left, right = _titles(threshold)
+    artists["ax1"].set_title(left, y=1.0)
+    artists["ax2"].set_title(right, y=1.0)
+    artists["left"].key, artists["right"].key = left, right      # the images are the titles' own
+    spines = [spine for ax in (artists["ax1"], artists["ax2"]) for spine in ax.spines.values() if spine.get_visible()]
+    return [artists["image"], *artists["bars"], *spines, artists["left"], artists["right"]]   # spines: drawn over both
+
+
+def update(fig, artists, threshold):
+    """A move: the mask, the three bars and the two titles change; the axes, ticks and labels stay."""
+    return _show(artists, threshold)
 
 
 def _cmap():
@@ -91,4 +113,4 @@ def make():
     controls = {"threshold": SelectionSlider(options=THRESHOLDS, value=0.1,
                                              description="threshold (share of the word's largest |h|)")}
     return LiveFigure(draw, controls, figsize=(9.0, 3.2), title="Which units a step could skip",
-                      ahead=[{"threshold": t} for t in THRESHOLDS])
+                      update=update, ahead=[{"threshold": t} for t in THRESHOLDS])
