@@ -337,11 +337,14 @@ def changed_in_place(call, err):
         return say("{call} changed its input `{name}` in place ({name} += ..., {name}.mul_(...) or "
                    "{name}[...] = ...): the caller's tensor is now different. Compute a new tensor instead "
                    "({name} = {name} + ..., or work on {name}.clone()).", call=call, name=name)
-    if isinstance(value, (list, dict)):
+    if isinstance(value, list):
         return say("{call} changed its input `{name}` in place (an append, a sort, a pop or an assignment into "
-                   "it): the caller's {kind} is now different. Build a new one, or work on a copy "
-                   "({name}.copy()).", call=call, name=name, kind=say("list") if isinstance(value, list)
-                   else say("dict"))
+                   "it): the caller's list is now different. Build a new one, or work on a copy ({name}.copy()).",
+                   call=call, name=name)
+    if isinstance(value, dict):
+        return say("{call} changed its input `{name}` in place (a pop or an assignment into it): the caller's "
+                   "dict is now different. Build a new one, or work on a copy ({name}.copy()).", call=call,
+                   name=name)
     return say("{call} changed its input `{name}` in place: the caller's value is now different. Compute "
                "new values instead of changing the ones you were given.", call=call, name=name)
 
@@ -406,11 +409,11 @@ def public_name(check, default="check"):
 
 # What each usual parameter of a check is, said to the learner.
 _ARGUMENTS = {
-    "fn": "your function itself, named without ()",
-    "cls": "your class itself, named without ()",
-    "guess": "the variable holding your guess",
-    "actual": "the value the cell above computed",
-    "answer": "your answer (a function or a value)",
+    "fn": say("your function itself, named without ()"),
+    "cls": say("your class itself, named without ()"),
+    "guess": say("the variable holding your guess"),
+    "actual": say("the value the cell above computed"),
+    "answer": say("your answer (a function or a value)"),
 }
 
 
@@ -420,7 +423,7 @@ def how_to_call(exercise, check, params, example, given):
     params: [(name, what it is)] in order; example: the arguments of a typical call, as written in a notebook.
     """
     name = public_name(check)
-    listed = say(", ".join("{}" for _ in params), *[say("{name} ({what})", name=n, what=say(w)) for n, w in params])
+    listed = say(", ".join("{}" for _ in params), *[say("{name} ({what})", name=n, what=w if isinstance(w, Text) else say(w)) for n, w in params])
     template = ("checks.{name} takes {n} argument: {params}. It was given {given}. Call it as checks.{name}"
                 "({example}), as the exercise's check cell does." if len(params) == 1 else
                 "checks.{name} takes {n} arguments: {params}. It was given {given}. Call it as checks.{name}"
@@ -445,7 +448,7 @@ def _signature_params(check):
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     if any(p.kind not in kinds for p in params):
         return None   # *args or keywords: the check takes what it takes
-    return [(p.name, _ARGUMENTS.get(p.name, "your " + p.name.replace("_", " "))) for p in params
+    return [(p.name, _ARGUMENTS.get(p.name) or say("your {what}", what=p.name.replace("_", " "))) for p in params
             if p.default is inspect.Parameter.empty]
 
 

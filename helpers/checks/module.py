@@ -120,7 +120,7 @@ class ModuleCheck:
     name: str = "your module"
 
     def __call__(self, *args, **kwargs):
-        wrongly = bad_call(self.exercise, self, [("cls", "your class itself, named without ()")],
+        wrongly = bad_call(self.exercise, self, [("cls", say("your class itself, named without ()"))],
                            "YourModule", args, kwargs)
         return wrongly if wrongly is not None else judge(self.exercise, self._judge, *args)
 

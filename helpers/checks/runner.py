@@ -101,8 +101,8 @@ class Check:
 
     def __call__(self, *args, **kwargs):
         example = self.name if self.name.isidentifier() else "my_answer"
-        wrongly = bad_call(self.exercise, self, [(example, "your function itself, named without (), or your "
-                                                  "answer")], example, args, kwargs)
+        wrongly = bad_call(self.exercise, self, [(example, say("your function itself, named without (), or "
+                                                      "your answer"))], example, args, kwargs)
         return wrongly if wrongly is not None else judge(self.exercise, self._judge, *args)
 
     def _judge(self, answer):
@@ -265,8 +265,8 @@ class Prediction:
 
     def __call__(self, *args, **kwargs):
         variable = self.variable if self.variable.isidentifier() else "my_guess"
-        wrongly = bad_call(self.exercise, self, [(variable, "the variable holding your guess"),
-                                                 ("actual", "the value the cell above computed")],
+        wrongly = bad_call(self.exercise, self, [(variable, say("the variable holding your guess")),
+                                                 ("actual", say("the value the cell above computed"))],
                            variable + ", actual", args, kwargs)
         return wrongly if wrongly is not None else judge(self.exercise, self._judge, *args)
 
