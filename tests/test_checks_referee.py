@@ -432,6 +432,28 @@ def test_a_module_the_learner_trains_and_returns_may_change():
     assert check(train)
 
 
+def test_a_checkpoint_converted_or_buffers_summed_in_place_and_returned_are_judged_on_the_answer():
+    """A dict popped and filled in, or a list whose tensors an all-reduce summed, handed back as the answer."""
+    def convert(state):
+        state["b"] = state.pop("a")
+        return state
+
+    check = Check("Exercise 9 (convert)", reference=lambda state: {"b": 1}, cases=[({"a": 1},)],
+                  compare=lambda got, expected: None if got == expected else "differs")
+    assert check(convert)
+
+    def all_reduce(buffers):
+        for b in buffers[1:]:
+            buffers[0] += b
+        return [buffers[0]] * len(buffers)
+
+    check = Check("Exercise 9 (sum)", reference=lambda buffers: [sum(buffers)] * len(buffers),
+                  cases=[([torch.ones(2), torch.ones(2)],)],
+                  compare=lambda got, expected: None if all(torch.equal(g, e) for g, e in zip(got, expected,
+                                                                                         strict=True)) else "no")
+    assert check(all_reduce)
+
+
 def test_the_in_place_sentence_is_said_in_korean():
     from helpers.checks import language
 
@@ -441,7 +463,7 @@ def test_the_in_place_sentence_is_said_in_korean():
         said = str(fb)
     finally:
         language.use("en")
-    assert "in place" not in said and "`x`" in said, said
+    assert "changed its input" not in said and "제자리에서" in said and "`x`" in said, said
 
 
 # ---- a guess of the wrong type, a check called the wrong way -------------------------------------

@@ -254,11 +254,23 @@ def parameter_names(fn, n):
     return names
 
 
+def _handed_back(value, result):
+    """True when a module, dict or list the learner was given is (or holds what is) part of its answer: a model
+    it trained, a checkpoint it converted, buffers an all-reduce summed, all in place and returned. A tensor
+    is never handed back this way: `W += ...; return W` changed the caller's W."""
+    if not isinstance(value, (torch.nn.Module, dict, list)):
+        return False
+    parts = [result] + (list(result) if isinstance(result, (list, tuple)) else [])
+    parts += [p for part in parts[1:] if isinstance(part, (list, tuple)) for p in part]
+    inside = list(value) if isinstance(value, list) else []
+    return any(part is value or any(part is item for item in inside) for part in parts)
+
+
 def _changed_input(fn, before, given, result):
-    """ChangedInPlace for the first input the call changed (a module it hands back as its answer may change:
-    it trained it); else None."""
+    """ChangedInPlace for the first input the call changed (one it hands back as its answer may change:
+    `_handed_back`); else None."""
     for name, old, new in zip(parameter_names(fn, len(given)), before, given, strict=True):
-        if isinstance(new, torch.nn.Module) and result is new:
+        if _handed_back(new, result):
             continue
         try:
             same = unchanged(old, new)
