@@ -3,8 +3,9 @@
 A learner's next `torch.randn` gives the same numbers whether or not a check or a demo
 ran in between, and torch keeps the learner's default dtype, thread count and grad mode.
 Tested three ways, each naming the module that changed what:
-- importing every module of helpers.checks and helpers.demos (in a fresh process, so
-  that the import really runs);
+- importing every module of helpers.checks and helpers.demos in a fresh interpreter that has
+  loaded no helper yet (this file is not imported there: collecting it loads every check), and
+  each notebook's check module alone, first thing, as its notebook's setup cell does;
 - calling every check (not attempted, a wrong answer, the right answer);
 - making every demo and redrawing it at its SAMPLE values.
 
