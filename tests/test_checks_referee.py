@@ -15,6 +15,7 @@ worked solution as its right answer. For each one:
 
 import copy
 import dataclasses
+import inspect
 import sys
 import warnings
 
@@ -24,7 +25,7 @@ import torch
 from check_catalog import CHECK_MODULES, all_entries, solved
 from torch import nn
 
-from helpers.checks import Check, Feedback, ModuleCheck, Prediction
+from helpers.checks import Check, Feedback, ModuleCheck, Prediction, core
 
 fresh = copy.deepcopy   # the test's own copies of a check's cases
 
@@ -187,6 +188,16 @@ def test_changing_the_inputs_in_place_never_fools_a_check(entry, mutation):
     fb = check(cheat(check, MUTATIONS[mutation]))
     assert_sentence(fb, f"{entry.id} with {mutation}")
     assert fb.status == "wrong", f"{entry.id}: a learner that runs {mutation} on its inputs got {fb}"
+    changes_a_case = handed_back = False
+    for case in check.cases:
+        args = fresh(case)
+        MUTATIONS[mutation](args)
+        changes_a_case = changes_a_case or not same_value(args, fresh(case))
+        args = fresh(case)
+        answer = check.reference(*args)
+        handed_back = handed_back or any(core._handed_back(a, answer) for a in args)
+    if changes_a_case and not handed_back:   # an input the answer is made of (an all-reduce's buffers) may change
+        assert "in place" in fb.message, f"{entry.id}: {mutation} is not named: {fb}"
     assert same_value(cases, check.cases), f"{entry.id}: {mutation} in the learner's function changed the cases"
     right = check(*entry.right)
     assert right, f"{entry.id}: after {mutation}, the right answer gets {right}"
@@ -261,6 +272,15 @@ def _value_columns_zeroed(model):
     model.blocks[1].mlp.c_proj.weight[:, :4] = 0
 
 
+def _edits_W_and_returns_it(memit_update):
+    """MEMIT written as `W += R K^T (...)^-1; return W`: the right numbers, in the caller's W."""
+    def learner(W, K, V, C, lam):
+        with torch.no_grad():
+            W += memit_update(W.clone(), K, V, C, lam) - W
+        return W
+    return learner
+
+
 CHEATS = {
     "nb03_ffn_forward.check_learned_memory": [("values made to fit", 0, _values_made_to_fit),
                                               ("keys and values scaled", 0, _scaled)],
@@ -271,7 +291,8 @@ CHEATS = {
     "nb12_kv_memory_editing.check_ablation": [("neurons shifted", 0, _changed_in_place(2, _shifted)),
                                               ("weights zeroed", 0, _changed_in_place(0, _value_columns_zeroed))],
     "nb12_kv_memory_editing.check_tracing": [("noise zeroed", 0, _changed_in_place(2, torch.Tensor.zero_))],
-    "nb12_kv_memory_editing.check_memit": [("W, K, V and C scaled", 0, _scaled)],
+    "nb12_kv_memory_editing.check_memit": [("W, K, V and C scaled", 0, _scaled),
+                                           ("W += ...; return W", 0, lambda fn: _edits_W_and_returns_it(fn))],
     "nb13_real_gpt2.check_mlp_from_hf": [("the block's weights scaled", 0, _scaled)],
     "nb13_real_gpt2.check_restore_hook": [("the clean output scaled", 0, _scaled)],
     "nb15_activation_sparsity.check_sparse_mlp": [
@@ -316,7 +337,184 @@ def test_a_module_that_changes_its_input_in_place_is_not_correct(entry):
     fb = entry.check(_input_changed(solution))
     assert_sentence(fb, entry.id)
     assert fb.status == "wrong", f"{entry.id}: a forward that scales x in place got {fb}"
+    assert "changed its input `x` in place" in fb.message, f"{entry.id}: the change is not named: {fb}"
     assert entry.check(solution), f"{entry.id}: the solution is no longer correct afterwards"
+
+
+def _entry(entry_id):
+    return next(e for e in ENTRIES if e.id == entry_id)
+
+
+def test_a_block_whose_forward_adds_into_x_is_named():
+    """08 ex2: `x += attn(norm(x)); x += mlp(norm(x)); return x` gives the right output and changes the
+    caller's x: the check says so."""
+    entry = _entry("nb08_the_block.check_llama_block")
+    (solution,) = entry.right
+
+    class ResidualInPlace(solution):
+        def forward(self, x):
+            out = super().forward(x.clone())
+            x += out - x           # the residual stream added into the caller's tensor
+            return x
+
+    fb = entry.check(ResidualInPlace)
+    assert_sentence(fb, "x += ... in the block")
+    assert not fb and "changed its input `x` in place" in fb.message and "x = x + ..." in fb.message, fb
+    assert entry.check(solution)
+
+
+def test_memit_that_edits_W_and_returns_it_is_named():
+    """12 ex4: `W += ...; return W` returns the right matrix, in the caller's W: named."""
+    entry = _entry("nb12_kv_memory_editing.check_memit")
+    fb = entry.check(_edits_W_and_returns_it(entry.right[0]))
+    assert not fb and "changed its input `W` in place" in fb.message, fb
+    assert entry.check(*entry.right)
+
+
+# One unit test per kind of input the referee hands a learner: changed in place, it is named; left alone
+# (NaN included, which is not equal to itself), it is not.
+
+
+def _identity_check(case):
+    return Check("Exercise 9 (in place)", reference=lambda *args: 1.0, cases=[case], compare=exact_one)
+
+
+def exact_one(got, expected):
+    return None if got == expected else "differs"
+
+
+def _judged(case, change):
+    """The check's verdict on a learner that runs change(*inputs) (its parameters named as change's), then
+    returns the right answer."""
+    def learner(*args):
+        change(*args)
+        return 1.0
+    learner.__signature__ = inspect.signature(change)
+    return _identity_check(case)(learner)
+
+
+@pytest.mark.parametrize(("kind", "case", "change", "words"), [
+    ("tensor", (torch.ones(3),), lambda x: x.add_(1), "changed its input `x` in place"),
+    ("tensor resized", (torch.ones(3),), lambda x: x.resize_(2), "changed its input `x` in place"),
+    ("numpy array", (np.ones(3),), lambda x: x.__imul__(2), "changed its input `x` in place"),
+    ("module's weights", (nn.Linear(2, 3),), lambda m: m.weight.data.mul_(2), "weights of its input `m`"),
+    ("module's buffer", (nn.BatchNorm1d(2),), lambda m: m.running_mean.add_(1), "running_mean"),
+    ("list", ([3, 1, 2],), lambda xs: xs.sort(), "changed its input `xs` in place"),
+    ("list of tensors", ([torch.ones(2), torch.ones(2)],), lambda xs: xs[1].mul_(3), "`xs`"),
+    ("dict", ({"hidden_size": 8, "tie": True},), lambda config: config.pop("tie"), "`config`"),
+    ("dict value", ({"W": torch.ones(2)},), lambda config: config["W"].zero_(), "`config`"),
+    ("the second input", (torch.ones(2), torch.ones(2)), lambda x, y: y.sub_(1), "`y`"),
+])
+def test_every_kind_of_input_changed_in_place_is_named(kind, case, change, words):
+    fb = _judged(case, change)
+    assert_sentence(fb, kind)
+    assert fb.status == "wrong" and words in fb.message and "in place" in fb.message, (kind, fb.message)
+
+
+@pytest.mark.parametrize(("kind", "case", "read"), [
+    ("a NaN tensor read", (torch.tensor([float("nan"), 1.0]),), lambda x: x.sum()),
+    ("a NaN array read", (np.array([np.nan, 1.0]),), lambda x: x.sum()),
+    ("a module run", (nn.Linear(2, 3),), lambda m: m(torch.ones(2))),
+    ("a list copied and sorted", ([3, 1, 2],), lambda xs: sorted(xs)),
+    ("a tensor made to require grad", (torch.ones(2),), lambda x: x.requires_grad_()),
+])
+def test_an_input_only_read_is_not_called_changed(kind, case, read):
+    fb = _judged(case, read)
+    assert fb, (kind, fb.message)
+
+
+def test_a_module_the_learner_trains_and_returns_may_change():
+    """A function whose answer is the module it was given (it trained it) is judged on its answer."""
+    def train(model):
+        with torch.no_grad():
+            model.weight.mul_(0)
+        return model
+
+    check = Check("Exercise 9 (train it)", reference=lambda m: 0.0, cases=[(nn.Linear(2, 2),)],
+                  compare=lambda got, expected: None if float(got.weight.abs().sum()) == expected else "differs")
+    assert check(train)
+
+
+def test_a_checkpoint_converted_or_buffers_summed_in_place_and_returned_are_judged_on_the_answer():
+    """A dict popped and filled in, or a list whose tensors an all-reduce summed, handed back as the answer."""
+    def convert(state):
+        state["b"] = state.pop("a")
+        return state
+
+    check = Check("Exercise 9 (convert)", reference=lambda state: {"b": 1}, cases=[({"a": 1},)],
+                  compare=lambda got, expected: None if got == expected else "differs")
+    assert check(convert)
+
+    def all_reduce(buffers):
+        for b in buffers[1:]:
+            buffers[0] += b
+        return [buffers[0]] * len(buffers)
+
+    check = Check("Exercise 9 (sum)", reference=lambda buffers: [sum(buffers)] * len(buffers),
+                  cases=[([torch.ones(2), torch.ones(2)],)],
+                  compare=lambda got, expected: None if all(torch.equal(g, e) for g, e in zip(got, expected,
+                                                                                         strict=True)) else "no")
+    assert check(all_reduce)
+
+
+def test_the_in_place_sentence_is_said_in_korean():
+    from helpers.checks import language
+
+    fb = _judged((torch.ones(3),), lambda x: x.add_(1))
+    language.use("ko")
+    try:
+        said = str(fb)
+    finally:
+        language.use("en")
+    assert "changed its input" not in said and "제자리에서" in said and "`x`" in said, said
+
+
+# ---- a guess of the wrong type, a check called the wrong way -------------------------------------
+
+
+@pytest.mark.parametrize(("check_id", "guess", "words"), [
+    ("nb01_matrix_multiply.check_rows_moved", "1", "my_rows_guess is the text '1' (a str, in quotes), not a "
+                                                    "number: write my_rows_guess = 1, a number"),
+    ("nb11_mixture_of_experts.check_active_guess", "12.9", "write my_active_guess = 12.9, a number"),
+    ("nb11_mixture_of_experts.check_active_guess", [12.9], "not one number: write my_active_guess = 12.9"),
+    ("nb10_tensor_parallel.check_buffer_guess", "49,152", "write my_buffer_guess = 49152"),
+    ("nb10_tensor_parallel.check_buffer_guess", torch.ones(3), "a float32 tensor of shape (3,), not one number"),
+    ("nb10_tensor_parallel.check_buffer_guess", "lots", "the text 'lots' (a str, in quotes), not a number"),
+    ("nb10_tensor_parallel.check_buffer_guess", True, "True (a bool, True or False), not a number"),
+    ("nb12_kv_memory_editing.check_ablation_guess", 2, "the choices are words: write my_ablation_guess = and "
+                                                      "one of 'A', 'B', 'C', in quotes"),
+    ("nb07_position_wise.check_token3_inputs", "3", "not a list: write my_token3_inputs = [3]"),
+])
+def test_a_guess_of_the_wrong_type_is_told_what_to_write(check_id, guess, words):
+    entry = _entry(check_id)
+    _, actual = entry.right
+    fb = entry.check(guess, actual)
+    assert_sentence(fb, f"{check_id} guessing {guess!r}")
+    assert fb.status == "wrong" and words in fb.message, fb.message
+
+
+def test_a_zero_d_tensor_guess_is_read_as_its_number():
+    check = _entry("nb10_tensor_parallel.check_buffer_guess").check
+    fb = check(torch.tensor(49152.0), 49152)
+    assert fb and "you predicted 49,152" in fb.message, fb.message
+    fb = Prediction("Exercise 9 (a float32 guess)", why="Because.", variable="my_guess")(torch.tensor(10.6), 10.6)
+    assert fb and "10.600000" not in fb.message, fb.message
+
+
+CALLED = [e for e in ENTRIES if isinstance(e.check, (Check, ModuleCheck, Prediction))
+          or hasattr(e.check, "__wrapped__")]
+
+
+@pytest.mark.parametrize("entry", CALLED, ids=ids(CALLED))
+def test_a_check_called_with_no_argument_says_how_to_call_it(entry):
+    name = entry.name
+    for args in [(), (*entry.right, entry.right[-1])]:
+        fb = entry.check(*args)
+        assert_sentence(fb, f"{entry.id} with {len(args)} arguments")
+        assert fb.status == "not attempted", fb
+        assert f"checks.{name} takes {len(entry.right)} argument" in fb.message, fb.message
+        assert f"It was given {len(args)}." in fb.message and f"checks.{name}(" in fb.message, fb.message
+    assert entry.check(*entry.right), f"{entry.id}: the right call is still right"
 
 
 # ---- odd returns, errors and exits ---------------------------------------------------------------

@@ -3,8 +3,9 @@
 A learner's next `torch.randn` gives the same numbers whether or not a check or a demo
 ran in between, and torch keeps the learner's default dtype, thread count and grad mode.
 Tested three ways, each naming the module that changed what:
-- importing every module of helpers.checks and helpers.demos (in a fresh process, so
-  that the import really runs);
+- importing every module of helpers.checks and helpers.demos in a fresh interpreter that has
+  loaded no helper yet (this file is not imported there: collecting it loads every check), and
+  each notebook's check module alone, first thing, as its notebook's setup cell does;
 - calling every check (not attempted, a wrong answer, the right answer);
 - making every demo and redrawing it at its SAMPLE values.
 
@@ -66,35 +67,77 @@ def helper_modules():
     return names
 
 
-def import_report():
-    """{module: [what its import changed]}, importing each in turn (run in a fresh process)."""
-    import importlib
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import helpers  # noqa: F401 - the package itself, before the modules under test
-
+# Run in a fresh interpreter: importing this test file would import every helpers module (the checks'
+# table is built at collection), so the imports measured must happen before anything else loads them.
+IMPORT_ONE = """
+import json, random, sys
+import numpy as np, torch
+LEARNER_THREADS = {threads}
+{functions}
+assert not [m for m in sys.modules if m == "helpers" or m.startswith("helpers.")], "a helper is already loaded"
+import matplotlib
+matplotlib.use("Agg")
+learner_state()
+report = {{}}
+for name in {names!r}:
+    before = snapshot()
+    __import__(name)
+    report[name] = changed(before, snapshot())
     learner_state()
-    report = {}
-    for name in helper_modules():
-        before = snapshot()
-        importlib.import_module(name)
-        report[name] = changed(before, snapshot())
-        learner_state()
-    return report
+print(json.dumps(report))
+"""
 
 
-def test_importing_a_check_or_demo_module_changes_nothing():
-    code = "import json, test_learner_state as t; print(json.dumps(t.import_report()))"
+def _import_script(names):
+    """The script a fresh interpreter runs: this file's learner_state, snapshot and changed, then the imports."""
+    import inspect
+
+    functions = "\n".join(inspect.getsource(f) for f in (learner_state, snapshot, changed))
+    return IMPORT_ONE.format(threads=LEARNER_THREADS, functions=functions, names=list(names))
+
+
+def import_report(names):
+    """{module: [what its import changed]}, importing names in turn in a fresh interpreter, helpers untouched
+    before the first."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE)])}
+    code = _import_script(names)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
                          check=False)
     assert run.returncode == 0, run.stderr[-3000:]
-    report = json.loads(run.stdout.strip().splitlines()[-1])
-    assert set(report) == set(helper_modules()), "every module was imported"
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_importing_a_check_or_demo_module_changes_nothing():
+    """Every module imported in turn in one fresh interpreter, the package first: nothing changes."""
+    names = ["helpers", *helper_modules()]
+    report = import_report(names)
+    assert set(report) == set(names), "every module was imported"
     bad = {name: what for name, what in report.items() if what}
     assert not bad, f"importing these changed the learner's state: {bad}"
+
+
+CHECK_NOTEBOOK_MODULES = [f"helpers.checks.{p.stem}" for p in sorted((ROOT / "helpers" / "checks").glob("nb*.py"))]
+
+
+@pytest.mark.parametrize("name", CHECK_NOTEBOOK_MODULES)
+def test_importing_one_check_module_first_changes_nothing(name):
+    """A notebook's check module imported first thing in a fresh interpreter, as its notebook's setup cell does:
+    torch's and numpy's random states, the default dtype, the thread count and the grad mode are as the
+    learner left them (an import that builds a module with torch's default init draws from the learner's
+    generator)."""
+    report = import_report([name])
+    assert not report[name], f"importing {name} changed the learner's state: {report[name]}"
+
+
+def test_the_import_report_sees_a_module_that_draws(tmp_path):
+    """The import test can fail: a module that draws from torch's generator at import is reported."""
+    (tmp_path / "draws_at_import.py").write_text("import torch\ntorch.nn.Linear(3, 4)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE), str(tmp_path)])}
+    code = _import_script(["draws_at_import"])
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
+                         check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert json.loads(run.stdout.strip().splitlines()[-1])["draws_at_import"] == ["torch's random state (CPU)"]
 
 
 @pytest.fixture

@@ -19,13 +19,16 @@ the mistake it sees.
 
 import contextlib
 import copy
+import dataclasses
 import dis
 import functools
 import inspect
 import signal
+import sys
 import threading
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from helpers.checks import language, recording
@@ -170,6 +173,115 @@ def _time_limit(seconds):
         signal.signal(signal.SIGALRM, previous)
 
 
+class ChangedInPlace(Exception):  # noqa: N818 - what the learner's function did, said as a sentence
+    """The learner's function changed one of the inputs the check handed it (x += ..., W.add_(...), xs.sort())."""
+
+    def __init__(self, name, value, keys=()):
+        super().__init__(name)
+        self.name, self.value, self.keys = name, value, tuple(keys)
+
+
+def _same_tensor(a, b):
+    if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.device.type == "meta" or b.device.type == "meta" or a.is_sparse or b.is_sparse:
+        return True   # nothing to compare: not counted as a change
+    a, b = a.detach(), b.detach()
+    if torch.equal(a, b):
+        return True
+    if a.is_floating_point() or a.is_complex():
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())   # NaN where NaN was is no change
+    return False
+
+
+def _same_array(a, b):
+    if not isinstance(b, np.ndarray) or a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    try:
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    except TypeError:   # an object array
+        return bool(np.array_equal(a, b))
+
+
+def changed_keys(before, after):
+    """The names of the parameters and buffers that differ between two modules (or two state_dicts)."""
+    if isinstance(before, torch.nn.Module):
+        before, after = before.state_dict(), after.state_dict()
+    keys = [k for k in before if k not in after or not _same_tensor(before[k], after[k])]
+    return keys + [k for k in after if k not in before]
+
+
+def unchanged(before, after, depth=0):
+    """True when `after` holds what `before` held: tensors, arrays, modules' state_dicts, lists, tuples, dicts
+    and dataclasses compared all the way down. What cannot be compared (a generator, an object) counts as
+    unchanged."""
+    if depth > 20:
+        return True
+    if isinstance(before, torch.Tensor):
+        return _same_tensor(before, after)
+    if isinstance(before, np.ndarray):
+        return _same_array(before, after)
+    if isinstance(before, torch.nn.Module):
+        return isinstance(after, torch.nn.Module) and not changed_keys(before, after)
+    if isinstance(before, (list, tuple)):
+        return (type(after) is type(before) and len(after) == len(before)
+                and all(unchanged(x, y, depth + 1) for x, y in zip(before, after, strict=True)))
+    if isinstance(before, dict):
+        return (isinstance(after, dict) and list(after) == list(before)
+                and all(unchanged(before[k], after[k], depth + 1) for k in before))
+    if dataclasses.is_dataclass(before) and not isinstance(before, type):
+        return all(unchanged(getattr(before, f.name), getattr(after, f.name, None), depth + 1)
+                   for f in dataclasses.fields(before))
+    if isinstance(before, (bool, int, float, complex, str, bytes)) or before is None:
+        return type(after) is type(before) and (after == before or before != before)   # NaN stays NaN
+    return True
+
+
+def parameter_names(fn, n):
+    """The names of fn's first n parameters, as the learner wrote them (`x`, `W`); "argument k" where unknown."""
+    names = []
+    try:
+        target = fn.forward if isinstance(fn, torch.nn.Module) else fn
+        params = list(inspect.signature(target).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    for i in range(n):
+        if i < len(params) and params[i].kind in (inspect.Parameter.POSITIONAL_ONLY,
+                                                   inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            names.append(params[i].name)
+        else:
+            names.append(say("number {number}", number=i + 1))
+    return names
+
+
+def _handed_back(value, result):
+    """True when a module, dict or list the learner was given is (or holds what is) part of its answer: a model
+    it trained, a checkpoint it converted, buffers an all-reduce summed, all in place and returned. A tensor
+    is never handed back this way: `W += ...; return W` changed the caller's W."""
+    if not isinstance(value, (torch.nn.Module, dict, list)):
+        return False
+    parts = [result] + (list(result) if isinstance(result, (list, tuple)) else [])
+    parts += [p for part in parts[1:] if isinstance(part, (list, tuple)) for p in part]
+    inside = list(value) if isinstance(value, list) else []
+    return any(part is value or any(part is item for item in inside) for part in parts)
+
+
+def _changed_input(fn, before, given, result):
+    """ChangedInPlace for the first input the call changed (one it hands back as its answer may change:
+    `_handed_back`); else None."""
+    for name, old, new in zip(parameter_names(fn, len(given)), before, given, strict=True):
+        if _handed_back(new, result):
+            continue
+        try:
+            same = unchanged(old, new)
+        except Exception:  # noqa: BLE001 - what cannot be compared is not called a change
+            same = True
+        if not same:
+            keys = changed_keys(old, new) if isinstance(old, torch.nn.Module) else ()
+            return ChangedInPlace(name, old, keys)
+    return None
+
+
 def attempt(fn, *args, copies=True):
     """Call the learner's fn on (copies of) args; return its answer, or what happened instead.
 
@@ -177,6 +289,9 @@ def attempt(fn, *args, copies=True):
     RETURNED_NONE: fn did some work and returned None. An exception (any BaseException but
     KeyboardInterrupt, so sys.exit too) is returned, not raised, for the check to put into words.
     A value that is not callable is the answer itself.
+    With copies (the default), the inputs are compared after the call with the check's own: a function
+    that changed one in place (x += ..., W.add_(...), config.pop(...)) gets ChangedInPlace, which says so
+    and names it, whatever it returned. With copies=False the caller keeps its own copies and judges that.
     """
     if fn is None:
         return MISSING
@@ -192,6 +307,10 @@ def attempt(fn, *args, copies=True):
         return MISSING if untouched(fn) else err
     except BaseException as err:  # noqa: BLE001 - anything the learner's code does becomes a sentence
         return err
+    if copies:
+        changed = _changed_input(fn, args, given, result)
+        if changed is not None:
+            return changed
     if result is None:
         return MISSING if untouched(fn) else RETURNED_NONE
     return result
@@ -203,6 +322,8 @@ def raised(call, err):
         return say("{call} ran for more than {seconds} s and was stopped: is there a loop that never ends (a "
                    "`while` whose condition stays true, say, as `hi - lo > 0` can in floating point)?",
                    call=call, seconds=TIME_LIMIT_S)
+    if isinstance(err, ChangedInPlace):
+        return changed_in_place(call, err)
     if isinstance(err, SystemExit):
         return say("{call} called sys.exit({code}) (SystemExit). A function hands its answer back with "
                    "`return`; exiting would stop the notebook here.", call=call, code=one_line(err.code))
@@ -211,6 +332,33 @@ def raised(call, err):
         return say("{call} raised {kind}.", call=call, kind=type(err).__name__)
     end = "" if said[-1] in ".?!" else "."
     return say("{call} raised {kind}: {said}" + end, call=call, kind=type(err).__name__, said=said)
+
+
+def changed_in_place(call, err):
+    """The sentence for an input the learner's function changed in place, by the kind of input it is."""
+    value, name = err.value, err.name
+    if isinstance(value, torch.nn.Module):
+        return say("{call} changed the weights of its input `{name}` in place ({keys}): the caller's model is "
+                   "now different. Read its weights and compute new tensors; change a module only where the "
+                   "exercise asks for it.", call=call, name=name, keys=", ".join(err.keys) or "its state")
+    if not str(name).isidentifier():   # a parameter without a name (*args): no code to show with it
+        return say("{call} changed its input {name} in place: the caller's value is now different. Compute "
+                   "new values instead of changing the ones you were given (work on a .clone() or a copy).",
+                   call=call, name=name)
+    if isinstance(value, (torch.Tensor, np.ndarray)):
+        return say("{call} changed its input `{name}` in place ({name} += ..., {name}.mul_(...) or "
+                   "{name}[...] = ...): the caller's tensor is now different. Compute a new tensor instead "
+                   "({name} = {name} + ..., or work on {name}.clone()).", call=call, name=name)
+    if isinstance(value, list):
+        return say("{call} changed its input `{name}` in place (an append, a sort, a pop or an assignment into "
+                   "it): the caller's list is now different. Build a new one, or work on a copy ({name}.copy()).",
+                   call=call, name=name)
+    if isinstance(value, dict):
+        return say("{call} changed its input `{name}` in place (a pop or an assignment into it): the caller's "
+                   "dict is now different. Build a new one, or work on a copy ({name}.copy()).", call=call,
+                   name=name)
+    return say("{call} changed its input `{name}` in place: the caller's value is now different. Compute "
+               "new values instead of changing the ones you were given.", call=call, name=name)
 
 
 _NONE_LATER = ("{call} returned None, though the first case gave an answer: does every path through your "
@@ -260,16 +408,88 @@ def judge(exercise, check, *args):
     return feedback
 
 
+def public_name(check, default="check"):
+    """The name a notebook calls a check by (`check_memit`): its attribute in a helpers.checks module."""
+    for module_name, module in list(sys.modules.items()):
+        if module_name.startswith("helpers.checks.nb") and module is not None:
+            for attr, value in list(vars(module).items()):
+                if value is check and not attr.startswith("_"):
+                    return attr
+    name = getattr(check, "__name__", default)
+    return name.lstrip("_") or default
+
+
+# What each usual parameter of a check is, said to the learner.
+_ARGUMENTS = {
+    "fn": say("your function itself, named without ()"),
+    "cls": say("your class itself, named without ()"),
+    "guess": say("the variable holding your guess"),
+    "actual": say("the value the cell above computed"),
+    "answer": say("your answer (a function or a value)"),
+}
+
+
+def how_to_call(exercise, check, params, example, given):
+    """A Feedback that says how to call a check that was given the wrong number of arguments.
+
+    params: [(name, what it is)] in order; example: the arguments of a typical call, as written in a notebook.
+    """
+    name = public_name(check)
+    listed = say(", ".join("{}" for _ in params), *[say("{name} ({what})", name=n, what=w if isinstance(w, Text) else say(w)) for n, w in params])
+    template = ("checks.{name} takes {n} argument: {params}. It was given {given}. Call it as checks.{name}"
+                "({example}), as the exercise's check cell does." if len(params) == 1 else
+                "checks.{name} takes {n} arguments: {params}. It was given {given}. Call it as checks.{name}"
+                "({example}), as the exercise's check cell does.")
+    return Feedback(exercise, NOT_ATTEMPTED, say(template, name=name, n=len(params), params=listed, given=given,
+                                                 example=example))
+
+
+def bad_call(exercise, check, params, example, args, kwargs=None):
+    """how_to_call's Feedback when args (and kwargs) do not fit params; None when they do."""
+    if len(args) == len(params) and not kwargs:
+        return None
+    return how_to_call(exercise, check, params, example, len(args) + len(kwargs or {}))
+
+
+def _signature_params(check):
+    """[(name, what it is)] for a check function's positional parameters."""
+    try:
+        params = inspect.signature(check).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if any(p.kind not in kinds for p in params):
+        return None   # *args or keywords: the check takes what it takes
+    return [(p.name, _ARGUMENTS.get(p.name) or say("your {what}", what=p.name.replace("_", " "))) for p in params
+            if p.default is inspect.Parameter.empty]
+
+
+def explained_calls(exercise, check, name=None):
+    """check(*args), or a Feedback saying how to call it when the number of arguments is wrong.
+
+    For a check written as a function; `referee` does this for every check it decorates.
+    """
+    params = _signature_params(check)
+
+    @functools.wraps(check)
+    def run(*args, **kwargs):
+        if params is not None and (len(args) != len(params) or kwargs):
+            example = ", ".join(p for p, _ in params)
+            return how_to_call(exercise, name or run, params, example, len(args) + len(kwargs))
+        return check(*args, **kwargs)
+    return run
+
+
 def referee(exercise):
-    """Decorator for a check written as a function: it runs through `judge`."""
+    """Decorator for a check written as a function: it runs through `judge`; called with the wrong number of
+    arguments, it says how to call it."""
     def decorate(check):
-        @functools.wraps(check)
         def run(*args):
             return judge(exercise, check, *args)
-        return run
+        return explained_calls(exercise, functools.wraps(check)(run))
     return decorate
 
 
-__all__ = ["CORRECT", "Feedback", "MISSING", "NOT_ATTEMPTED", "RETURNED_NONE", "WRONG", "attempt", "correct",
-           "call_str", "describe", "fresh", "judge", "not_attempted", "outcome", "raised", "referee",
-           "shape_str", "to_numpy", "untouched", "wrong"]
+__all__ = ["CORRECT", "ChangedInPlace", "Feedback", "MISSING", "NOT_ATTEMPTED", "RETURNED_NONE", "WRONG", "attempt", "correct",
+           "call_str", "changed_in_place", "describe", "explained_calls", "fresh", "how_to_call", "judge", "not_attempted", "outcome", "raised", "referee",
+           "shape_str", "to_numpy", "unchanged", "untouched", "wrong"]

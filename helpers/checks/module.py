@@ -20,6 +20,7 @@ from helpers.checks.core import (
     MISSING,
     RETURNED_NONE,
     attempt,
+    bad_call,
     correct,
     judge,
     not_attempted,
@@ -118,8 +119,10 @@ class ModuleCheck:
     success: str = "correct: the reference's weights load into your module and give the same output."
     name: str = "your module"
 
-    def __call__(self, cls):
-        return judge(self.exercise, self._judge, cls)
+    def __call__(self, *args, **kwargs):
+        wrongly = bad_call(self.exercise, self, [("cls", say("your class itself, named without ()"))],
+                           "YourModule", args, kwargs)
+        return wrongly if wrongly is not None else judge(self.exercise, self._judge, *args)
 
     def _judge(self, cls):
         if cls is None:

@@ -12,7 +12,16 @@ import torch
 
 from helpers import sae
 from helpers.checks.compare import arrays, number
-from helpers.checks.core import MISSING, attempt, correct, judge, not_attempted, outcome, wrong
+from helpers.checks.core import (
+    MISSING,
+    attempt,
+    correct,
+    explained_calls,
+    judge,
+    not_attempted,
+    outcome,
+    wrong,
+)
 from helpers.checks.module import ModuleCheck, _parameters
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import describe, say
@@ -240,6 +249,9 @@ def check_sae(cls):
     return judge(EX2, _check_sae, cls)
 
 
+check_sae = explained_calls(EX2, check_sae)   # called with the wrong number of arguments: how to call it
+
+
 # ---- Exercise 3: variance explained -----------------------------------------------------------
 
 EX3 = "Exercise 3 (variance explained)"
@@ -298,3 +310,6 @@ def _check_variance(fn):
 def check_variance(fn):
     """Exercise 3 (stretch): the learner's variance_explained(x, x_hat)."""
     return judge(EX3, _check_variance, fn)
+
+
+check_variance = explained_calls(EX3, check_variance)

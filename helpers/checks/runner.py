@@ -24,8 +24,20 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import torch
+
 from helpers.checks.compare import arrays, same
-from helpers.checks.core import attempt, correct, fresh, judge, not_attempted, outcome, wrong
+from helpers.checks.core import (
+    attempt,
+    bad_call,
+    correct,
+    fresh,
+    judge,
+    not_attempted,
+    outcome,
+    wrong,
+)
 from helpers.checks.show import call_str, describe, one_line, plain, say, show
 
 
@@ -87,8 +99,11 @@ class Check:
     success: str = "correct, well done."
     name: str = "your answer"
 
-    def __call__(self, answer):
-        return judge(self.exercise, self._judge, answer)
+    def __call__(self, *args, **kwargs):
+        example = self.name if self.name.isidentifier() else "my_answer"
+        wrongly = bad_call(self.exercise, self, [(example, say("your function itself, named without (), or "
+                                                      "your answer"))], example, args, kwargs)
+        return wrongly if wrongly is not None else judge(self.exercise, self._judge, *args)
 
     def _judge(self, answer):
         for i, case in enumerate(self.cases):
@@ -108,9 +123,19 @@ class Check:
         return correct(self.exercise, self.success)
 
 
+def _one_number(value):
+    """A 1-element array or tensor as the number it holds; a float32 (or narrower) one written as it reads
+    (a float32 10.6 is 10.6, not 10.600000381469727). Anything else as it is."""
+    dtype = str(getattr(value, "dtype", ""))
+    number = plain(value)
+    if number is not value and isinstance(number, float) and any(k in dtype for k in ("float32", "float16")):
+        return float(str(np.float32(number)))
+    return number
+
+
 def _answer(value):
     """A guess as a plain Python value: numpy and torch scalars as numbers, arrays as lists."""
-    value = plain(value)
+    value = _one_number(value)
     tolist = getattr(value, "tolist", None)
     if callable(tolist) and getattr(getattr(value, "device", None), "type", "") != "meta":
         try:
@@ -129,6 +154,92 @@ def _choice(guess, choices):
             return choice
         if isinstance(guess, str) and isinstance(choice, str) and guess.strip().casefold() == choice.casefold():
             return choice
+    return None
+
+
+def _is_real(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _parsed(text):
+    """The number a string spells ("1", " 12.9 ", "49,152", "1e3"), as an int or a float; None if it spells none."""
+    if not isinstance(text, str):
+        return None
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    for kind in (int, float):
+        try:
+            value = kind(cleaned)
+        except ValueError:
+            continue
+        return value if math.isfinite(value) else None
+    return None
+
+
+def _written(value):
+    """How a value is written in Python: 12.9, "falls", [1, 2, 3]."""
+    return repr(value) if isinstance(value, (str, list, tuple)) else show(value)
+
+
+def _kind_of(guess):
+    """The guess with its type, for a sentence: "the text '1' (a str)", "a list of 3", "True (a bool)"."""
+    if isinstance(guess, str):
+        return say("the text {text} (a str, in quotes)", text=repr(guess))
+    if isinstance(guess, bool):
+        return say("{value} (a bool, True or False)", value=str(guess))
+    if isinstance(guess, complex):
+        return say("the complex number {value}", value=str(guess))
+    if _is_real(guess):
+        return say("the number {value}", value=show(guess))
+    return describe(guess)
+
+
+def _mistyped(guess, variable, choices=None):
+    """A sentence when the guess is not of the kind the question asks for (a number written as text, a list
+    for one number, a tensor of many numbers, a number for a choice in words), saying what to write; else None."""
+    kinds = {type(c) for c in choices} if choices is not None else None
+    numbers = kinds is None or all(issubclass(k, (int, float)) and not issubclass(k, bool) for k in kinds)
+    words = kinds is not None and all(issubclass(k, str) for k in kinds)
+    lists = kinds is not None and all(issubclass(k, (list, tuple)) for k in kinds)
+    values = {"variable": variable, "guess": _kind_of(guess)}
+    if numbers:
+        if _is_real(guess):
+            return None
+        number = _parsed(guess)
+        if number is not None:
+            return say("{variable} is {guess}, not a number: write {variable} = {number}, a number, without the "
+                       "quotes.", number=show(number), **values)
+        if isinstance(guess, (list, tuple)) and len(guess) == 1 and _is_real(plain(guess[0])):
+            return say("{variable} is {guess}, not one number: write {variable} = {number}, without the "
+                       "brackets.", number=show(plain(guess[0])), **values)
+        if isinstance(guess, (np.ndarray, torch.Tensor)) and getattr(guess, "ndim", 0) > 0:
+            return say("{variable} is {guess}, not one number: the question asks for a single value; write "
+                       "{variable} = and that number.", **values)
+        if isinstance(guess, bool):
+            return say("{variable} is {guess}, not a number: write {variable} = and the number you expect.",
+                       **values)
+        if isinstance(guess, float) or isinstance(guess, complex):
+            return None   # NaN, infinity and complex numbers have their own sentences
+        return say("{variable} is {guess}, not a number: write {variable} = and the number you expect (digits, "
+                   "no quotes).", **values)
+    if words:
+        if isinstance(guess, str):
+            return None
+        options = ", ".join(repr(c) for c in choices)
+        if _is_real(guess) or isinstance(guess, bool):
+            return say("{variable} is {guess}, but the choices are words: write {variable} = and one of {options}, "
+                       "in quotes.", options=options, **values)
+        return say("{variable} is {guess}; write {variable} = and one of {options}, in quotes.", options=options,
+                   **values)
+    if lists:
+        if isinstance(guess, (list, tuple, np.ndarray, torch.Tensor)):
+            return None
+        number = _parsed(guess)
+        if number is not None or _is_real(guess):
+            number = guess if number is None else number
+            return say("{variable} is {guess}, not a list: write {variable} = [{number}], in brackets, or the "
+                       "list you expect.", number=show(number), **values)
+        return say("{variable} is {guess}, not a list: write {variable} = and a list such as {example}.",
+                   example=repr(list(choices[0])), **values)
     return None
 
 
@@ -152,8 +263,12 @@ class Prediction:
     answer: str = "the run gives"   # where the answer comes from
     percent: bool = False
 
-    def __call__(self, guess, actual):
-        return judge(self.exercise, self._judge, guess, actual)
+    def __call__(self, *args, **kwargs):
+        variable = self.variable if self.variable.isidentifier() else "my_guess"
+        wrongly = bad_call(self.exercise, self, [(variable, say("the variable holding your guess")),
+                                                 ("actual", say("the value the cell above computed"))],
+                           variable + ", actual", args, kwargs)
+        return wrongly if wrongly is not None else judge(self.exercise, self._judge, *args)
 
     def _shown(self, value):
         text = say(self.fmt, value)
@@ -164,14 +279,19 @@ class Prediction:
             return not_attempted(
                 self.exercise, message=say("set {variable} in the exercise's cell, then run this check again.",
                                            variable=self.variable))
+        mistyped = _mistyped(_one_number(guess), self.variable, self.choices)
         guess, actual = _answer(guess), _answer(actual)
         if self.choices is not None:
             choice = _choice(guess, self.choices)
+            if choice is None and mistyped is not None:
+                return wrong(self.exercise, mistyped)
             if choice is None:
                 return wrong(self.exercise, say("{variable} = {guess} is not one of {choices}.", variable=self.variable,
                                                 guess=show(guess), choices=str(list(self.choices))))
             guess, right = choice, same(choice, actual)
         else:
+            if mistyped is not None:
+                return wrong(self.exercise, mistyped)
             if isinstance(guess, bool) or not isinstance(guess, (int, float)):
                 return wrong(self.exercise, say("{variable} = {guess}; write a number.", variable=self.variable,
                                                 guess=show(guess)))
