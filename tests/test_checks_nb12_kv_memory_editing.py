@@ -138,7 +138,7 @@ def test_tracing_mistakes_are_named():
 
     cases = [(checks._traced(corrupt=False), "not corrupted"),
              (checks._traced(restore=False), "nothing was restored"),
-             (checks._traced(clean_from_noisy=True), "nothing was restored"),
+             (checks._traced(clean_from_noisy=True), "saved in a run without the noise"),
              (checks._traced(all_positions=True), "at every word"),
              (checks._traced(everywhere=True), "onto every word"),
              (checks._traced(top=True), "top word"),

@@ -252,6 +252,8 @@ def test_predictions():
         for guess, words in named.items():
             fb = checks.check_value_guess(guess, measured, real)
             assert not fb and words in fb.message, (guess, real, fb.message)
+    fb = checks.check_value_guess(("no", "no"), "no", False)
+    assert "on the model running now the answer is 'no'" in fb.message   # the half this run measures
     fb = checks.check_value_guess("no", "no", False)
     assert not fb and "one answer; the question asks for two" in fb.message
     assert checks.check_value_guess("maybe", "no", False).status == "wrong"

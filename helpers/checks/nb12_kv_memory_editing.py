@@ -326,10 +326,10 @@ _TRACING = Check(
         Mistake("you restored each prompt's subject (prompts.subject) whatever `position` says; the site to "
                 "restore is word `position`, the same in every prompt.",
                 answer=lambda lay, pos: _traced(at_subject=True)(*_case_args(lay, pos))),
-        Mistake("p(answer) is the corrupted run's: nothing was restored, or what was put back came from a run "
-                "with the noise on (the 'clean' output saved while the wte hook was in place). The hook on "
-                "model.blocks[layer].mlp must return its output with word `position` set to the value saved in a "
-                "run without the noise.", answer=lambda lay, pos: _traced(restore=False)(*_case_args(lay, pos))),
+        # Restoring an output saved in a run with the noise on gives the same numbers: the sentence names both.
+        Mistake("nothing was restored: p(answer) is the corrupted run's. The hook on model.blocks[layer].mlp "
+                "must return its output with word `position` set to the clean run's value (saved in a run "
+                "without the noise).", answer=lambda lay, pos: _traced(restore=False)(*_case_args(lay, pos))),
         Mistake("you restored MLP `layer`'s output at every word; causal tracing restores one site: word "
                 "`position` only, output[:, position].",
                 answer=lambda lay, pos: _traced(all_positions=True)(*_case_args(lay, pos))),

@@ -21,10 +21,10 @@ from torch.overrides import TorchFunctionMode
 
 from helpers import gpt2, kv_memory
 from helpers.checks.compare import arrays
-from helpers.checks.core import referee, wrong
+from helpers.checks.core import correct, referee, wrong
 from helpers.checks.nb12_kv_memory_editing import NamedChoice
 from helpers.checks.runner import Check, Mistake
-from helpers.checks.show import one_line, say
+from helpers.checks.show import Text, one_line, say
 from helpers.ffn import FFN
 
 EX1 = "Exercise 1 (GPT-2's MLP in your FFN)"
@@ -298,28 +298,29 @@ _VALUE_MISTAKES = [
             "a value that raises the tokens that usually come after its key's pattern does just that.",
             when=lambda guess, actual: guess[1] == "no" and actual[1] == "yes"),
 ]
-_VALUE_OFFLINE = NamedChoice(
-    "Exercise 2 (predict what values say)", why=_VALUE_WHY, choices=_PAIRS, variable="my_value_guess",
-    answer="(random weights, measured here; trained weights, as Geva et al. found) the answer is",
-    mistakes=_VALUE_MISTAKES)
-_VALUE_ONLINE = NamedChoice(
-    "Exercise 2 (predict what values say)", why=_VALUE_WHY, choices=_PAIRS, variable="my_value_guess",
-    answer="(random weights, agreeing by chance; trained weights, measured here on GPT-2 small) the answer is",
-    mistakes=_VALUE_MISTAKES)
+_VALUE = NamedChoice("Exercise 2 (predict what values say)", why=_VALUE_WHY, choices=_PAIRS,
+                     variable="my_value_guess", mistakes=_VALUE_MISTAKES)
+_MEASURED = "on the model running now the answer is"
 
 
-@referee(_VALUE_ONLINE.exercise)
+@referee(_VALUE.exercise)
 def check_value_guess(guess, measured, real):
-    """Exercise 2: guess = (random weights, trained weights), each "yes" or "no"; the run measures one half."""
+    """Exercise 2: guess = (random weights, trained weights), each "yes" or "no"; the run measures one half.
+
+    The half the run cannot measure is known without it: random weights agree by chance ("no"), and trained
+    ones promote what follows their keys (Geva et al.'s finding, "yes")."""
     if isinstance(guess, (list, tuple)) and len(guess) == 2 and all(isinstance(g, str) for g in guess):
         guess = tuple(g.strip().casefold() for g in guess)
     elif isinstance(guess, str) and guess.strip().casefold() in ("yes", "no"):
-        return wrong(_VALUE_ONLINE.exercise, say(
+        return wrong(_VALUE.exercise, say(
             "my_value_guess = {guess} is one answer; the question asks for two, one for each kind of weights: "
             "(random weights, trained weights), each \"yes\" or \"no\".", guess=repr(guess)))
-    if real:
-        return _VALUE_ONLINE(guess, ("no", measured))
-    return _VALUE_OFFLINE(guess, (measured, "yes"))
+    feedback = _VALUE(guess, ("no", measured) if real else (measured, "yes"))
+    said = getattr(feedback.message, "values", {})
+    if "guess" not in said or not isinstance(feedback.message, Text):   # not attempted, or not one of the pairs
+        return feedback
+    message = say(feedback.message.template, **{**said, "answer": say(_MEASURED), "actual": repr(measured)})
+    return (correct if feedback else wrong)(_VALUE.exercise, message)
 
 
 # --- Exercise 3 ---
