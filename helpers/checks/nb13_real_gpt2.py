@@ -304,23 +304,31 @@ _MEASURED = "on the model running now the answer is"
 
 
 @referee(_VALUE.exercise)
-def check_value_guess(guess, measured, real):
+def check_value_guess(guess, measured, real=False):
     """Exercise 2: guess = (random weights, trained weights), each "yes" or "no"; the run measures one half.
 
-    The half the run cannot measure is known without it: random weights agree by chance ("no"), and trained
-    ones promote what follows their keys (Geva et al.'s finding, "yes")."""
+    measured: the answer on the model running now (GPT-2 small if real, else random weights), or the whole
+    pair. The half the run cannot measure is known without it: random weights agree by chance ("no"), and
+    trained ones promote what follows their keys (Geva et al.'s finding, "yes")."""
+    if isinstance(measured, (list, tuple)) and len(measured) == 2:
+        answer, measured = tuple(measured), measured[1 if real else 0]
+    else:
+        answer = ("no", measured) if real else (measured, "yes")
     if isinstance(guess, (list, tuple)) and len(guess) == 2 and all(isinstance(g, str) for g in guess):
         guess = tuple(g.strip().casefold() for g in guess)
     elif isinstance(guess, str) and guess.strip().casefold() in ("yes", "no"):
         return wrong(_VALUE.exercise, say(
             "my_value_guess = {guess} is one answer; the question asks for two, one for each kind of weights: "
             "(random weights, trained weights), each \"yes\" or \"no\".", guess=repr(guess)))
-    feedback = _VALUE(guess, ("no", measured) if real else (measured, "yes"))
+    feedback = _VALUE(guess, answer)
     said = getattr(feedback.message, "values", {})
     if "guess" not in said or not isinstance(feedback.message, Text):   # not attempted, or not one of the pairs
         return feedback
     message = say(feedback.message.template, **{**said, "answer": say(_MEASURED), "actual": repr(measured)})
     return (correct if feedback else wrong)(_VALUE.exercise, message)
+
+
+check_value_guess.choices = _PAIRS   # the pairs a guess is one of, as a Prediction's
 
 
 # --- Exercise 3 ---
