@@ -28,6 +28,8 @@ import torch
 from torch import nn
 
 from helpers import activations, hub, validate
+from helpers.checks import language
+from helpers.checks.show import say
 from helpers.data import data_path
 from helpers.device import pick_device
 from helpers.ffn import FFN
@@ -110,16 +112,16 @@ def choose(name=REAL):
             raise ModelError(f"{ENV_VAR}={wanted!r} is none of auto, real, tiny, nor a model folder (no folder "
                              "is at that path). Set it to one of these, or unset it.")
         hub.check_folder(Path(wanted), ENV_VAR)
-        return wanted, f"{ENV_VAR} names this folder"
+        return wanted, say("{var} names this folder", var=ENV_VAR)
     if wanted != "auto":
-        return wanted, f"{ENV_VAR}={wanted}"
+        return wanted, say("{var}={wanted}", var=ENV_VAR, wanted=wanted)
     if hub.cached(name):
-        return "real", "its weights are in the local Hugging Face cache"
+        return "real", say("its weights are in the local Hugging Face cache")
     if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes", "on"):
-        return "tiny", "HF_HUB_OFFLINE is set and the weights are not in the local cache"
+        return "tiny", say("HF_HUB_OFFLINE is set and the weights are not in the local cache")
     if "google.colab" in sys.modules:
-        return "real", "Colab is online: downloading GPT-2 small once (about 550 MB)"
-    return "tiny", f"offline here (set {ENV_VAR}=real to download GPT-2 small)"
+        return "real", say("Colab is online: downloading GPT-2 small once (about 550 MB)")
+    return "tiny", say("offline here (set {var}=real to download GPT-2 small)", var=ENV_VAR)
 
 
 @contextmanager
@@ -180,7 +182,7 @@ def _fetch_real(name, why):
                          "saved GPT-2) to go on without it.")
     print(f"GPT-2 small's weights cannot be fetched ({problem}): this runs on the tiny model instead "
           f"(set {ENV_VAR}=real to insist, or {ENV_VAR}=tiny to skip trying).")
-    return "tiny", "GPT-2 small's weights could not be fetched"
+    return "tiny", say("GPT-2 small's weights could not be fetched")
 
 
 def load(name=REAL, device=None, verbose=True):
@@ -201,24 +203,31 @@ def load(name=REAL, device=None, verbose=True):
                              f"({_first_line(err)}). Save it again with save_pretrained, or set {ENV_VAR}=tiny.") from None
     real = source == "real" or (source != "tiny" and hub.holds_gpt2_small(source))
     if real and source not in ("real", "tiny"):
-        why = f"{ENV_VAR} names this folder, which holds GPT-2 small's trained weights"
+        why = say("{var} names this folder, which holds GPT-2 small's trained weights", var=ENV_VAR)
     model = model.to(pick_device(device)).eval()
     model.config._name_or_path = name if real else ("tiny-random-gpt2" if source == "tiny" else source)
     if verbose:
-        print(banner(model, real, why))
+        print(language.translate(banner(model, real, why)))   # in the notebook's language
     return model, tokenizer, real
 
 
 def banner(model, real, why=""):
-    """Two lines: which model runs (GPT-2 small's weights, or random ones), then why this one."""
+    """Two lines: which model runs (GPT-2 small's weights, or random ones), then why this one.
+
+    A show.Text, so that language.translate says it in the notebook's language (the Korean edition's
+    sentences are in the checks' catalog)."""
     c = model.config
-    shape = f"{c.n_layer} blocks, d_model = {c.n_embd}, d_ff = {c.n_inner or 4 * c.n_embd}, {c.vocab_size:,} tokens"
+    shape = say("{n_layer} blocks, d_model = {n_embd}, d_ff = {d_ff}, {vocab:,} tokens", n_layer=c.n_layer,
+                n_embd=c.n_embd, d_ff=c.n_inner or 4 * c.n_embd, vocab=c.vocab_size)
     if real:
-        line = f"Model: GPT-2 small with its trained weights ({shape})."
+        line = say("Model: GPT-2 small with its trained weights ({shape}).", shape=shape)
+    elif c.n_embd < hub.SMALL["n_embd"]:
+        line = say("Model: a tiny GPT-2 with RANDOM weights ({shape}). Numbers marked (real weights) mean something "
+                   "only on GPT-2 small.", shape=shape)
     else:
-        line = (f"Model: {'a tiny GPT-2' if c.n_embd < hub.SMALL['n_embd'] else 'a GPT-2'} with RANDOM weights ({shape}). "
-                "Numbers marked (real weights) mean something only on GPT-2 small.")
-    return f"{line}\nWhy this model: {why or 'chosen by the caller'}."
+        line = say("Model: a GPT-2 with RANDOM weights ({shape}). Numbers marked (real weights) mean something "
+                   "only on GPT-2 small.", shape=shape)
+    return say("{line}\nWhy this model: {why}.", line=line, why=why or say("chosen by the caller"))
 
 
 # --- The tiny model: built from a config, with a tokenizer trained on the text sample ---

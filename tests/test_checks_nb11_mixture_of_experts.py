@@ -16,12 +16,13 @@ WEIGHTS = {
     "sigmoid": lambda lg, top, ids: top.sigmoid(),
     "double-softmax": lambda lg, top, ids: lg.softmax(-1).gather(1, ids).softmax(-1),
     "renormalised-all": lambda lg, top, ids: (p := lg.softmax(-1).gather(1, ids)) / p.sum(-1, keepdim=True),
+    "mean": lambda lg, top, ids: torch.full_like(top, 1 / top.shape[-1]),
 }
 
 
 def make_layer(weights="softmax-top-k", k_used=None, as_list=False, router_bias=False, tuple_out=False,
                router_name="router", dispatch="sorted", sort="argsort", assign="index_add", tokens_by="repeat_interleave",
-               unsorted=()):
+               unsorted=(), residual=False, largest=True):
     """A learner's MoELayer: right by default, with one typical slip when asked."""
     class MoELayer(nn.Module):
         def __init__(self, d_model, d_ff, n_experts, top_k):
@@ -33,7 +34,7 @@ def make_layer(weights="softmax-top-k", k_used=None, as_list=False, router_bias=
 
         def forward(self, x):
             logits = getattr(self, router_name)(x)
-            top, ids = logits.topk(self.top_k, dim=-1)
+            top, ids = logits.topk(self.top_k, dim=-1, largest=largest)
             w = WEIGHTS[weights](logits, top, ids)
             k = k_used or self.top_k
             out = torch.zeros_like(x)
@@ -74,6 +75,7 @@ def make_layer(weights="softmax-top-k", k_used=None, as_list=False, router_bias=
                         out[tokens] += y
                     else:
                         out.index_add_(0, tokens, y)
+            out = out + x if residual else out
             return (out, None) if tuple_out else out
 
     return MoELayer
@@ -119,6 +121,9 @@ def test_moe_layer_mistakes_are_named():
         (make_layer(as_list=True), "nn.ModuleList"),
         (make_layer(router_bias=True), "has none"),
         (make_layer(router_name="gate"), "name your layers the same"),
+        (make_layer(weights="mean"), "averaged (each times 1/k)"),
+        (make_layer(residual=True), "the residual connection"),
+        (make_layer(largest=False), "k smallest logits"),
     ]
     for cls, words in cases:
         fb = checks.check_moe_layer(cls)
@@ -166,6 +171,8 @@ def test_capacity():
         (lambda e, n, c: checks.within_capacity(e.sort(dim=-1).values, n, c), "experts sorted"),
         (lambda e, n, c: checks.within_capacity(e.flatten().sort().values.view_as(e), n, c), "experts sorted"),
         (_sorts_in_place, "in place"),
+        (lambda e, n, c: torch.bincount(e.flatten(), minlength=n)[e] <= c, "lost all its assignments"),
+        (lambda e, n, c: ~checks.within_capacity(e, n, c), "True marks what fits"),
     ]
     for fn, words in cases:
         fb = checks.check_capacity(fn)
@@ -208,3 +215,16 @@ def test_predictions():
     assert checks.check_experts_guess(8, 8)
     fb = checks.check_experts_guess(2, 8)
     assert not fb and "almost all" in fb.message
+
+
+def test_every_wrong_prediction_is_named():
+    named = {5.8: "one expert's share", 11.7: "as if every parameter sat in an expert", 23.4: "not a half",
+             46.7: "every parameter the model holds"}
+    for guess, words in named.items():
+        fb = checks.check_active_guess(guess, 12.9)
+        assert not fb and words in fb.message, (guess, fb.message)
+    named = {1: "share a single expert", 2: "what one token reads", 3: "overlap a lot", 4: "its load",
+             5: "overlap a lot", 6: "overlap a lot", 7: "about 1%: 7.9 rounds to 8"}
+    for guess, words in named.items():
+        fb = checks.check_experts_guess(guess, 8)
+        assert not fb and words in fb.message, (guess, fb.message)

@@ -34,7 +34,7 @@ def by_state_dict(hf_mlp):
 def test_not_attempted():
     for fb in [checks.check_mlp_from_hf(None), checks.check_mlp_from_hf(lambda m: None),
                checks.check_restore_hook(None), checks.check_restore_hook(lambda c, p: None),
-               checks.check_value_guess(None, "no"), checks.check_undo_guess(None, "A")]:
+               checks.check_value_guess(None, "no", False), checks.check_undo_guess(None, "A")]:
         assert fb.status == "not attempted" and "not attempted yet" in str(fb) and "Hint" not in str(fb)
 
 
@@ -43,6 +43,53 @@ def test_not_attempted():
 def test_right_ways_to_load_the_mlp(fn):
     fb = checks.check_mlp_from_hf(fn)
     assert fb and str(fb).startswith("[correct] Exercise 1"), fb
+
+
+def half_transposed(hf_mlp, which):
+    """Only `which` of the two weights transposed: a square MLP loads it without an error."""
+    ffn = ffn_from(hf_mlp)
+    other = "c_proj" if which == "c_fc" else "c_fc"
+    with torch.no_grad():
+        getattr(ffn, other).weight.copy_(getattr(hf_mlp, other).weight)
+    return ffn
+
+
+def crossed(hf_mlp, transpose):
+    """c_fc's weight from hf_mlp.c_proj and c_proj's from hf_mlp.c_fc (shapes fit when not transposed)."""
+    d_model, d_ff = hf_mlp.c_fc.weight.shape
+    ffn = FFN(d_model, d_ff, activation="gelu_tanh")
+    with torch.no_grad():
+        for mine, theirs in (("c_fc", "c_proj"), ("c_proj", "c_fc")):
+            weight = getattr(hf_mlp, theirs).weight
+            getattr(ffn, mine).weight.copy_(weight.T if transpose else weight)
+            getattr(ffn, mine).bias.copy_(getattr(hf_mlp, mine).bias)
+    return ffn
+
+
+def swapped_sizes(hf_mlp):
+    """d_ff, d_model = c_fc.weight.shape: right in the square MLP, a shape error in the 4x one."""
+    d_ff, d_model = hf_mlp.c_fc.weight.shape
+    ffn = FFN(d_model, d_ff, activation="gelu_tanh")
+    with torch.no_grad():
+        ffn.c_fc.weight.copy_(hf_mlp.c_fc.weight.T)
+        ffn.c_fc.bias.copy_(hf_mlp.c_fc.bias)
+        ffn.c_proj.weight.copy_(hf_mlp.c_proj.weight.T)
+        ffn.c_proj.bias.copy_(hf_mlp.c_proj.bias)
+    return ffn
+
+
+def square_ok_then_half_transposed(hf_mlp):
+    d_model, d_ff = hf_mlp.c_fc.weight.shape
+    return ffn_from(hf_mlp) if d_model == d_ff else half_transposed(hf_mlp, "c_fc")
+
+
+def square_ok_then_biases_crossed(hf_mlp):
+    d_model, d_ff = hf_mlp.c_fc.weight.shape
+    ffn = ffn_from(hf_mlp)
+    if d_model != d_ff:
+        with torch.no_grad():
+            ffn.c_proj.bias.copy_(hf_mlp.c_fc.bias)
+    return ffn
 
 
 def untransposed_parameters(hf_mlp):
@@ -59,7 +106,16 @@ def untransposed_parameters(hf_mlp):
     (lambda m: ffn_from(m, activation="gelu"), "exact GELU"),
     (lambda m: ffn_from(m, bias=False), "biases are not"),
     (lambda m: ffn_from(m, copy_bias=False), "biases are not"),
-    (lambda m: ffn_from(m, activation="relu"), "differ from GPT-2's own"),
+    (lambda m: ffn_from(m, activation="relu"), "activation is ReLU"),
+    (lambda m: ffn_from(m, activation="silu"), "activation is SiLU"),
+    (lambda m: half_transposed(m, "c_fc"), "c_fc's weight was transposed but c_proj's went in as stored"),
+    (lambda m: half_transposed(m, "c_proj"), "c_proj's weight was transposed but c_fc's went in as stored"),
+    (lambda m: crossed(m, transpose=False), "hf_mlp.c_proj.weight, (d_ff, d_model) as Conv1D stores it"),
+    (lambda m: crossed(m, transpose=True), "c_fc got hf_mlp.c_proj's weight"),
+    (swapped_sizes, "built with d_model and d_ff swapped, as FFN(64, 16)"),
+    (square_ok_then_half_transposed, "hf_mlp.c_proj.weight went in as Conv1D stores it, (in, out) = (64, 16)"),
+    (square_ok_then_half_transposed, "You transposed the other weight"),
+    (square_ok_then_biases_crossed, "hf_mlp.c_fc.bias has 64 entries but went into a bias of (16,)"),
     (lambda m: m, "expected a course FFN"),
     (lambda m: torch.nn.Linear(2, 2), "expected a course FFN"),
     (lambda m: "ffn", "returned str"),
@@ -140,6 +196,27 @@ def added(output, clean, position):
     return output
 
 
+def run_dimension(output, clean, position):
+    output[position] = clean[position]
+    return output
+
+
+def diagonal(output, clean, position):
+    runs = torch.arange(len(output))
+    output[runs, runs] = clean[: len(output)]
+    return output
+
+
+def into_clean(output, clean, position):
+    clean[position] = output[0, position]      # the clean cache patched; the corrupted run left alone
+    return output
+
+
+def column_of_clean(output, clean, position):
+    output[:, position] = clean[:, position]    # clean is (T, d_model): that is a column
+    return output
+
+
 def last_position(output, clean, position):
     output[:, -1] = clean[-1]
     return output
@@ -152,6 +229,12 @@ def last_position(output, clean, position):
     (restore_maker(only_first_run), "first run"),
     (restore_maker(added), "added"),
     (restore_maker(last_position), "last position"),
+    (restore_maker(lambda out, clean, p: set_all_runs(out, clean, p + 1)), "position + 1"),
+    (restore_maker(run_dimension), "picks run `position` of the batch"),
+    (restore_maker(diagonal), "output[i, i]"),
+    (restore_maker(into_clean), "wrote into `clean`"),
+    (restore_maker(lambda out, clean, p: set_all_runs(out, clean, p)[:, p]), "replaces the module's whole output"),
+    (restore_maker(column_of_clean), "clean[position] is the (d_model,) vector"),
     (lambda clean, position: 7, "not a hook"),
 ])
 def test_restoring_mistakes_are_named(fn, words):
@@ -160,11 +243,24 @@ def test_restoring_mistakes_are_named(fn, words):
 
 
 def test_predictions():
-    assert checks.check_value_guess("no", "no") and not checks.check_value_guess("yes", "no")
-    assert "random weights store nothing" in str(checks.check_value_guess("yes", "no"))
-    assert checks.check_value_guess("maybe", "no").status == "wrong"
+    assert checks.check_value_guess(("no", "yes"), "no", False)
+    assert checks.check_value_guess(["No", " yes"], "no", False)
+    assert checks.check_value_guess(("no", "yes"), "yes", True)
+    named = {("yes", "yes"): "Random weights store nothing", ("no", "no"): "Trained values do promote",
+             ("yes", "no"): "Both halves are the wrong way round"}
+    for real, measured in ((False, "no"), (True, "yes")):
+        for guess, words in named.items():
+            fb = checks.check_value_guess(guess, measured, real)
+            assert not fb and words in fb.message, (guess, real, fb.message)
+    fb = checks.check_value_guess(("no", "no"), "no", False)
+    assert "on the model running now the answer is 'no'" in fb.message   # the half this run measures
+    fb = checks.check_value_guess("no", "no", False)
+    assert not fb and "one answer; the question asks for two" in fb.message
+    assert checks.check_value_guess("maybe", "no", False).status == "wrong"
     assert checks.check_undo_guess("A", "A") and not checks.check_undo_guess("B", "A")
     assert "bit for bit" in str(checks.check_undo_guess("C", "A"))
+    assert "undoing by arithmetic" in checks.check_undo_guess("B", "A").message
+    assert "leaves a trace" in checks.check_undo_guess("C", "A").message
 
 
 def test_checks_leave_the_global_generator_alone():

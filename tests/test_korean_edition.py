@@ -30,6 +30,9 @@ PAIRED = [p for p in ENGLISH if (KO_DIR / p.name).exists()]
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 MARKS_EN = ("[correct]", "[not yet]", "[not attempted yet]")
 MARKS_KO = ("[정답]", "[아직]", "[아직 시도하지 않음]")
+# Notebook 13's model banner (helpers.gpt2.banner) speaks the notebook's language too.
+BANNER_EN = ("Model: ", "Why this model: ")
+BANNER_KO = ("모델: ", "이 모델인 이유: ")
 
 
 def korean(path):
@@ -114,7 +117,7 @@ def test_outputs_equal_the_englishs_but_for_the_checks(pair):
     for index, (mine, theirs) in enumerate(zip(ko.cells, en.cells, strict=True)):
         if mine.cell_type != "code" or "nbval-ignore-output" in theirs.metadata.get("tags", []):
             continue
-        assert _lines(mine, MARKS_KO, pairs) == _lines(theirs, MARKS_EN, pairs), (
+        assert _lines(mine, MARKS_KO + BANNER_KO, pairs) == _lines(theirs, MARKS_EN + BANNER_EN, pairs), (
             f"{path.name} cell {index}: the Korean notebook's output differs from the English one")
 
 

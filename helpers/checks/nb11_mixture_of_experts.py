@@ -14,15 +14,16 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from helpers.checks.core import MISSING, attempt, correct, referee, wrong
+from helpers.checks.guesses import NamedPrediction
 from helpers.checks.module import ModuleCheck
-from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.runner import Check, Mistake
 from helpers.checks.show import say
 from helpers.checks.state import seeded
 from helpers.moe import MoE
 
 D_MODEL, D_FF, N_EXPERTS, TOP_K, T = 16, 32, 8, 2, 24
 
-check_active_guess = Prediction(
+check_active_guess = NamedPrediction(
     "Exercise 1 (predict the active parameters)",
     why="A token runs through 2 of the 8 experts in every layer, but also through everything that is "
         "not an expert (attention, embeddings, norms, the router), which every token uses: more than "
@@ -30,15 +31,43 @@ check_active_guess = Prediction(
     choices=(5.8, 11.7, 12.9, 23.4, 46.7),
     variable="my_active_guess",
     fmt="{}B",
+    mistakes=[
+        Mistake("11.7B is 2/8 of the whole model, as if every parameter sat in an expert; attention, the "
+                "embeddings, the norms and the router are not copied 8 times, and every token uses all of them.",
+                when=lambda guess, actual: guess == 11.7),
+        Mistake("5.8B is 1/8 of the model: one expert's share. Mixtral sends each token to 2 experts per "
+                "layer (num_experts_per_tok = 2), and through the shared parts besides.",
+                when=lambda guess, actual: guess == 5.8),
+        Mistake("23.4B is half of 46.7B: 2 of 8 experts is a quarter of the expert weights, not a half; "
+                "what a token uses is that quarter plus the shared parts.",
+                when=lambda guess, actual: guess == 23.4),
+        Mistake("46.7B is every parameter the model holds. They all sit in memory (section 5), but a token "
+                "runs only its 2 chosen experts in each layer: the other 6 do no work for it.",
+                when=lambda guess, actual: guess == 46.7),
+    ],
 )
 
-check_experts_guess = Prediction(
+check_experts_guess = NamedPrediction(
     "Exercise 2 (predict the experts a batch reads)",
     why="Each token leaves a given expert out with probability 6/8; all 16 leave it out with "
         "probability (6/8)^16 = 1%, so on average 8 x (1 - 0.75^16) = 7.9 experts are read: almost all.",
     choices=tuple(range(1, N_EXPERTS + 1)),
     variable="my_experts_guess",
     fmt="{}",
+    mistakes=[
+        Mistake("2 is what one token reads (B = 1). In a batch each of the 16 tokens picks its own 2 experts, "
+                "and the step must read every expert any of them picked.", when=lambda guess, actual: guess == 2),
+        Mistake("1 would mean all 16 tokens share a single expert; each token picks 2 different experts, so a "
+                "step reads at least 2, and with 16 tokens nearly every one.", when=lambda guess, actual: guess == 1),
+        Mistake("4 is 16 x 2 / 8, the tokens each expert gets on average (its load), not the number of "
+                "experts read.", when=lambda guess, actual: guess == 4),
+        Mistake("7 leaves one expert unread in every step; for that, all 16 tokens would have to pass it by, "
+                "which happens with probability (6/8)^16, about 1%: 7.9 rounds to 8.",
+                when=lambda guess, actual: guess == 7),
+        Mistake("{got:g} assumes the tokens' picks overlap a lot; with 16 tokens each picking 2 of 8, an "
+                "expert stays unread only when all 16 pass it by, probability (6/8)^16, about 1%.",
+                when=lambda guess, actual: guess in (3, 5, 6)),
+    ],
 )
 
 
@@ -68,6 +97,17 @@ def _mixed(weights_of, used=TOP_K):
         outputs = torch.stack([expert(x) for expert in ref.experts], dim=1)   # (T, E, d_model)
         picked = outputs[torch.arange(len(x))[:, None], ids[:, :used]]        # (T, used, d_model)
         return (weights[..., None] * picked).sum(1)
+    return answer
+
+
+def _smallest():
+    """The layer's output with each token sent to its k lowest-scoring experts."""
+    def answer(ref, x):
+        logits = ref.router(x)
+        low, ids = logits.topk(TOP_K, dim=-1, largest=False)
+        outputs = torch.stack([expert(x) for expert in ref.experts], dim=1)
+        picked = outputs[torch.arange(len(x))[:, None], ids]
+        return (low.softmax(-1)[..., None] * picked).sum(1)
     return answer
 
 
@@ -140,6 +180,15 @@ _module_check = ModuleCheck(
                 answer=_dispatched(token_of=lambda n, k: torch.arange(n).repeat(k))),
         Mistake(_FIRST_ONLY, answer=_mixed(lambda lg, top, ids: torch.ones_like(top), used=1)),
         Mistake(_FIRST_ONLY, answer=_mixed(lambda lg, top, ids: top.softmax(-1), used=1)),
+        Mistake("each token's k expert outputs are averaged (each times 1/k); weight each by its router "
+                "weight, softmax(top-k logits), so a confident router leans on its first choice.",
+                answer=_mixed(lambda lg, top, ids: torch.full_like(top, 1 / TOP_K))),
+        Mistake("your layer adds its input x to the experts' sum: that is the residual connection, the "
+                "block's job (x + moe(x)). The layer returns only the weighted sum of its experts.",
+                answer=lambda ref, x: ref(x) + x),
+        Mistake("the weights are the softmax over the k smallest logits: topk keeps the largest by default; "
+                "largest=False, or a sort in ascending order, picks the experts the router likes least.",
+                answer=_smallest()),
     ],
     success="helpers.moe.MoE's router and experts load into your layer and give the same output: the "
             "sorted dispatch equals the per-expert loop.",
@@ -306,6 +355,13 @@ _CAPACITY = Check(
                 answer=lambda e, n, c: within_capacity(e.flip(0, 1), n, c).flip(0, 1)),
         Mistake("the capacity was counted over all experts together; each expert has its own queue.",
                 answer=lambda e, n, c: (torch.arange(e.numel()) < c).view_as(e)),
+        Mistake("an expert over capacity lost all its assignments (its total count compared with the "
+                "capacity); it keeps its first `capacity` and drops only the rest: each assignment needs its "
+                "own place in its expert's queue.",
+                answer=lambda e, n, c: torch.bincount(e.flatten(), minlength=n)[e] <= c),
+        Mistake("an expert over capacity kept all its assignments and the others lost theirs: True marks "
+                "what fits, the assignments among each expert's first `capacity`.",
+                answer=lambda e, n, c: ~within_capacity(e, n, c)),
     ],
     success="each expert keeps its first `capacity` assignments in token order; the rest are dropped. A "
             "dropped assignment adds nothing; a token skips the layer (the residual carries it unchanged) only "

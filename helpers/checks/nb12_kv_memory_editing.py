@@ -13,30 +13,63 @@ copy afterwards: a hook left registered, or a weight changed, is named.
 """
 
 import copy
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from helpers import facts, kv_memory
 from helpers.capacity import one_thread
 from helpers.checks import language
 from helpers.checks.compare import arrays, number
-from helpers.checks.core import MISSING, attempt, correct, judge, not_attempted, wrong
-from helpers.checks.runner import Check, Mistake, Prediction
-from helpers.checks.show import _listed, say
+from helpers.checks.core import MISSING, WRONG, attempt, correct, judge, not_attempted, wrong
+from helpers.checks.runner import Check, Mistake, Prediction, _answer, _choice
+from helpers.checks.show import _listed, one_line, say
 
 LAYER = 1
 EX1 = "Exercise 1 (an ablation hook)"
 EX3 = "Exercise 3 (causal tracing)"
 EX4 = "Exercise 4 (MEMIT: edit several facts at once)"
 
-check_ablation_guess = Prediction(
+# Prediction's "you predicted {guess}, {answer} {actual}. {why}", with the mistake's sentence before the why.
+_NAMED = "you predicted {guess}, {answer} {actual}. {mistake} {why}"
+
+
+@dataclass(frozen=True)
+class NamedChoice(Prediction):
+    """A Prediction among `choices` whose `mistakes` (Mistake rows, when(choice, actual)) name a wrong choice."""
+
+    mistakes: Sequence[Mistake] = ()
+
+    def _judge(self, guess, actual):
+        feedback = super()._judge(guess, actual)
+        said = getattr(feedback.message, "values", {})
+        if feedback.status != WRONG or "guess" not in said or not feedback.message.endswith(self.why):
+            return feedback                        # right, not attempted, or not one of the choices
+        choice, actual = _choice(_answer(guess), self.choices), _answer(actual)
+        for mistake in self.mistakes:
+            if mistake.when(choice, actual):
+                return wrong(self.exercise, say(_NAMED, **{**said, "mistake": say(mistake.message)}))
+        return feedback
+
+
+check_ablation_guess = NamedChoice(
     "Exercise 2 (predict the ablation)",
     why="The top 30 neurons are the ones whose keys fire for france and whose values push paris up, "
         "so removing them takes most of paris away; the other facts lean on other neurons, and 30 "
         "random neurons rarely matter to paris. That is the key-value reading at work.",
     choices=("A", "B", "C"),
     variable="my_ablation_guess",
+    mistakes=[
+        Mistake("A assumes the 30 neurons that carry paris carry the other facts too. Each neuron serves a "
+                "handful of facts (section 6), so the 30 chosen for paris are a small part of any other fact's "
+                "support.", when=lambda guess, actual: guess == "A" and actual == "B"),
+        Mistake("C assumes a fact is spread thinly over all 256 neurons. Section 5 found it concentrated: a "
+                "few neurons hold most of what MLP 1 adds to paris's logit, and the top 30 include them.",
+                when=lambda guess, actual: guess == "C" and actual == "B"),
+    ],
 )
 
 
@@ -248,15 +281,28 @@ def _restore(clean, position):
     return hook
 
 
-def _traced(corrupt=True, restore=True, everywhere=False, all_positions=False, top=False, clean_from_noisy=False):
+def _restore_subject(clean, prompts):
+    rows = torch.arange(len(prompts.last))
+
+    def hook(module, inputs, output):
+        output = output.clone()
+        output[rows, prompts.subject] = clean[rows, prompts.subject]
+        return output
+    return hook
+
+
+def _traced(corrupt=True, restore=True, everywhere=False, all_positions=False, top=False, clean_from_noisy=False,
+            shift=0, at_subject=False, total=False):
     """trace_mlp and typical mistakes: (model, prompts, noise, layer, position) -> mean p(answer)."""
     def answer(model, prompts, noise, layer, position):
         noisy = {model.wte: _noise_at(prompts, noise, everywhere)}
         clean = _clean_mlp(model, prompts, layer, noisy if clean_from_noisy else None)
         mods = dict(noisy) if corrupt else {}
         if restore:
-            mods[model.blocks[layer].mlp] = _restore(clean, slice(None) if all_positions else position)
-        return _p_answer(model, prompts, mods, top=top)
+            mods[model.blocks[layer].mlp] = (_restore_subject(clean, prompts) if at_subject else
+                                             _restore(clean, slice(None) if all_positions else position + shift))
+        p = _p_answer(model, prompts, mods, top=top)
+        return p * len(prompts.last) if total else p
     return answer
 
 
@@ -277,6 +323,10 @@ _TRACING = Check(
         Mistake("your run is not corrupted: p(answer) is what restoring gives in the clean run. Add the noise "
                 "to the subject's embedding (a hook on model.wte) as well as restoring the MLP output.",
                 answer=lambda lay, pos: _traced(corrupt=False)(*_case_args(lay, pos))),
+        Mistake("you restored each prompt's subject (prompts.subject) whatever `position` says; the site to "
+                "restore is word `position`, the same in every prompt.",
+                answer=lambda lay, pos: _traced(at_subject=True)(*_case_args(lay, pos))),
+        # Restoring an output saved in a run with the noise on gives the same numbers: the sentence names both.
         Mistake("nothing was restored: p(answer) is the corrupted run's. The hook on model.blocks[layer].mlp "
                 "must return its output with word `position` set to the clean run's value (saved in a run "
                 "without the noise).", answer=lambda lay, pos: _traced(restore=False)(*_case_args(lay, pos))),
@@ -289,6 +339,12 @@ _TRACING = Check(
         Mistake("that is the mean probability of each prompt's top word; causal tracing measures p of the "
                 "right answer, prompts.answer, at the last word.",
                 answer=lambda lay, pos: _traced(top=True)(*_case_args(lay, pos))),
+
+        Mistake("you restored word position + 1, the word after the site: positions count from 0, and the "
+                "site is output[:, position] itself.",
+                answer=lambda lay, pos: _traced(shift=1)(*_case_args(lay, pos))),
+        Mistake("that is the sum of p(answer) over the prompts; return their mean (.mean(), as p_answer does).",
+                answer=lambda lay, pos: _traced(total=True)(*_case_args(lay, pos))),
     ],
     compare=number(rel=1e-4, abs=1e-6),   # float32 rounding of a mean of 118 p's
     success="",
@@ -348,6 +404,28 @@ def _edit_case(seed, r, lam, d_model=5, d_ff=8):
     return W, K, V, C, lam
 
 
+def _per_fact(denominator, c_inv=True):
+    """r rank-one updates, one per fact, each on its own, added: W + sum_i r_i (C^-1 k_i)^T / denominator(k_i)."""
+    def answer(W, K, V, C, lam):
+        out = W.clone()
+        for i in range(K.shape[1]):
+            k, r = K[:, i], V[:, i] - W @ K[:, i]
+            u = torch.linalg.solve(C, k) if c_inv else k
+            out = out + torch.outer(r, u) / denominator(k, C, lam)
+        return out
+    return answer
+
+
+def _with_inverse(of):
+    """W + R (of(K, C, lam)^-1 K)^T: the update with another matrix in the inverse's place."""
+    return lambda W, K, V, C, lam: W + (V - W @ K) @ torch.linalg.solve(of(K, C, lam), K).T
+
+
+_PER_FACT = ("each fact got its own rank-one update, as ROME makes one, and the r updates were added: "
+             "that ignores how the new keys overlap. MEMIT solves for all r at once, "
+             "R K^T (lam C + K K^T)^-1 (for one fact alone that equals the rank-one update with normaliser "
+             "lam + k^T C^-1 k, so r = 1 comes out right).")
+
 _MEMIT = Check(
     EX4,
     reference=memit_update,
@@ -371,6 +449,26 @@ _MEMIT = Check(
         Mistake("the covariance C was left out (an identity in its place): the update must weigh the old "
                 "keys by C, so that directions ordinary keys use move least.",
                 answer=lambda W, K, V, C, lam: memit_update(W, K, V, torch.eye(len(C), dtype=C.dtype), lam)),
+        Mistake("C^-1 stands where (lam C + K K^T)^-1 belongs: that is ROME's direction C^-1 k without its "
+                "normaliser, and without the new keys. MEMIT inverts the whole lam * C + K @ K.T.",
+                answer=_with_inverse(lambda K, C, lam: C)),
+        Mistake("the inverse holds lam C^-1 + K K^T: ROME's formula has C^-1, but MEMIT's normal equations "
+                "have C itself, weighted by lam, inside the one inverse: lam * C + K @ K.T.",
+                answer=_with_inverse(lambda K, C, lam: lam * torch.linalg.inv(C) + K @ K.T)),
+        Mistake("the residual has the wrong sign: R = V - W K, what the new facts still lack, added to W "
+                "(W K - V, or W minus the update, moves every key away from its new value).",
+                answer=lambda W, K, V, C, lam: memit_update(W, K, 2 * W @ K - V, C, lam)),
+        Mistake("there is no inverse: R K^T is the update's direction before the least-squares weighting. "
+                "Multiply by (lam C + K K^T)^-1, with torch.linalg.solve(lam * C + K @ K.T, K).T.",
+                answer=lambda W, K, V, C, lam: W + (V - W @ K) @ K.T),
+        Mistake(_PER_FACT, answer=_per_fact(lambda k, C, lam: lam + k @ torch.linalg.solve(C, k))),
+        Mistake(_PER_FACT, answer=_per_fact(lambda k, C, lam: k @ torch.linalg.solve(C, k))),
+        Mistake("a rank-one update per fact whose normaliser is lam + k^T k: the direction has C^-1, so the "
+                "normaliser needs it too, lam + k^T C^-1 k; and with r facts, solve for all of them at once: "
+                "R K^T (lam C + K K^T)^-1.", answer=_per_fact(lambda k, C, lam: lam + k @ k)),
+        Mistake("a rank-one update per fact with neither C^-1 in its direction nor in its normaliser, "
+                "k / (lam + k^T k): the old keys' covariance is what keeps their outputs; use "
+                "R K^T (lam C + K K^T)^-1.", answer=_per_fact(lambda k, C, lam: lam + k @ k, c_inv=False)),
     ],
     compare=arrays(atol=1e-8, rtol=1e-8),
     success="W + R K^T (lam C + K K^T)^-1: MEMIT's least-squares edit at one layer. As lam -> 0 it tends to "
@@ -380,11 +478,76 @@ _MEMIT = Check(
 )
 
 
+class _Ops(TorchFunctionMode):
+    """Records each torch call's name and its tensor arguments, so that a shape error can be traced to its product."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        self.calls.append((name, [a for a in args if isinstance(a, torch.Tensor)]))
+        return func(*args, **(kwargs or {}))
+
+
+def _named(tensor, W, K, V, C):
+    """'K', 'K^T', 'V', ... when `tensor` equals one of the exercise's inputs (or its transpose), else None."""
+    for name, known in (("W", W), ("K", K), ("V", V), ("C", C)):
+        for suffix, value in (("", known), ("^T", known.T)):
+            if tensor.shape == value.shape and torch.equal(tensor.detach(), value):
+                return name + suffix
+    return None
+
+
+_SOLVES = ("solve", "linalg_solve")
+
+
+def _memit_shape_problem(calls, W, K, V, C):
+    """A sentence naming the product that mixed up keys and values (or K and K^T), or None."""
+    for name, tensors in calls:
+        names = [_named(t, W, K, V, C) for t in tensors]
+        if name in ("matmul", "__matmul__", "mm") and names[:2] == ["K^T", "K"]:
+            return say("K^T K is (r, r), one number per pair of new facts; the inverse needs K K^T, (d_ff, d_ff), "
+                       "a d_ff x d_ff matrix like C: lam * C + K @ K.T.")
+        if name in ("matmul", "__matmul__", "mm") and names[:2] == ["W", "V"]:
+            return say("W @ V: W maps keys (d_ff) to values (d_model), so it multiplies the keys K: R = V - W @ K.")
+        if name in _SOLVES and len(names) > 1 and names[1] in ("V", "V^T"):
+            return say("the values V went into the solve; the keys K do: R K^T (lam C + K K^T)^-1, with "
+                       "torch.linalg.solve(lam * C + K @ K.T, K).T, and V only in R = V - W @ K.")
+    name, tensors = calls[-1] if calls else ("", [])
+    shapes = [tuple(t.shape) for t in tensors]
+    d_model, d_ff, r = W.shape[0], W.shape[1], K.shape[1]
+    if name in ("matmul", "__matmul__", "mm") and shapes[:2] == [(d_model, r), (d_ff, r)]:
+        return say("R (d_model, r) met a (d_ff, r) matrix: A^-1 K from torch.linalg.solve(A, K) needs its "
+                   "transpose, (r, d_ff), so that R (A^-1 K)^T is (d_model, d_ff).")
+    if name in _SOLVES and shapes[1:2] == [(r, d_ff)]:
+        return say("torch.linalg.solve(A, B) wants B with d_ff rows: pass K, (d_ff, r), and transpose the "
+                   "result, not K^T.")
+    return None
+
+
+def _diagnosed(fn):
+    """fn, with a shape error it raises turned into a sentence about the product that caused it."""
+    def run(W, K, V, C, lam):
+        inputs = [t.clone() for t in (W, K, V, C)]
+        try:
+            with _Ops() as ops:
+                return fn(W, K, V, C, lam)
+        except RuntimeError as err:
+            problem = _memit_shape_problem(ops.calls, *inputs)
+            if problem is None:
+                raise
+            raise RuntimeError(say("{err}. {problem}", err=one_line(err, 160), problem=problem)) from None
+    run.__wrapped__ = fn   # the runner reads the learner's stub through the wrapper
+    return run
+
+
 def _check_memit(fn):
     """Exercise 4: memit_update(W, K, V, C, lam) -> W' (d_model, d_ff); the inputs are not changed."""
     if fn is None or not callable(fn):
         return _MEMIT(fn)
-    return _MEMIT(fn)   # the runner hands the learner copies
+    return _MEMIT(_diagnosed(fn))   # the runner hands the learner copies
 
 
 def _on_one_thread(check, exercise):

@@ -17,17 +17,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from helpers import gpt2, kv_memory
 from helpers.checks.compare import arrays
-from helpers.checks.runner import Check, Mistake, Prediction
-from helpers.checks.show import say
+from helpers.checks.core import correct, referee, wrong
+from helpers.checks.nb12_kv_memory_editing import NamedChoice
+from helpers.checks.runner import Check, Mistake
+from helpers.checks.show import Text, one_line, say
 from helpers.ffn import FFN
 
 EX1 = "Exercise 1 (GPT-2's MLP in your FFN)"
 EX3 = "Exercise 3 (the restoring hook)"
 CONV1D = ("GPT-2's Conv1D stores its weight as (in, out): c_fc.weight is (d_model, d_ff); nn.Linear, and so "
           "the FFN, stores (out, in): copy the transpose, hf_mlp.c_fc.weight.T (and c_proj's too).")
+UNTRANSPOSED_SHAPE = ("your FFN's c_fc.weight is Conv1D's weight as stored, (in, out) = (d_model, d_ff); "
+                      "nn.Linear holds (out, in): copy the transpose, hf_mlp.c_fc.weight.T (and c_proj's too).")
 UNTRANSPOSED = ("in this square MLP (d_ff = d_model) nothing complained, yet the logits are wrong: you copied "
                 "Conv1D's weight as it is. " + CONV1D + " GPT-2 small's 768 x 3072 MLP refuses that copy, but "
                 "its square attention projection attn.c_proj (768 x 768) would load either way.")
@@ -77,6 +82,80 @@ def _reference(square):
     return _run(model, ids)
 
 
+class _Calls(TorchFunctionMode):
+    """Records, while the learner builds an FFN, each new 2-D weight's shape and each copy_ (into, from)."""
+
+    def __init__(self):
+        super().__init__()
+        self.created, self.copies = [], []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", "")
+        if name == "copy_" and len(args) > 1 and isinstance(args[1], torch.Tensor):
+            self.copies.append((tuple(args[0].shape), args[1].detach().clone()))
+        result = func(*args, **(kwargs or {}))
+        if name == "empty" and isinstance(result, torch.Tensor) and result.ndim == 2:
+            self.created.append(tuple(result.shape))
+        return result
+
+
+def _which(tensor, hf_mlp):
+    """('c_fc', 'weight', transposed) when tensor equals one of the block's tensors (or a weight's .T), else None."""
+    for layer in ("c_fc", "c_proj"):
+        for part in ("weight", "bias"):
+            value = getattr(getattr(hf_mlp, layer), part).detach()
+            for transposed, known in ((False, value), (True, value.T)) if value.ndim == 2 else ((False, value),):
+                if tensor.shape == known.shape and torch.equal(tensor, known):
+                    return layer, part, transposed
+    return None
+
+
+def _swapped_sizes(d_model, d_ff):
+    return say("your FFN was built with d_model and d_ff swapped, as FFN({d_ff}, {d_model}): Conv1D's "
+               "c_fc.weight is stored (in, out) = (d_model, d_ff), so d_model, d_ff = hf_mlp.c_fc.weight.shape, in "
+               "that order (nn.Linear's own .weight.shape would be (out, in)).", d_ff=d_ff, d_model=d_model)
+
+
+def _build_problem(calls, hf_mlp):
+    """A sentence for the copy that failed while the learner built the FFN, or None."""
+    d_model, d_ff = hf_mlp.c_fc.weight.shape
+    if d_model != d_ff and calls.created[:1] == [(d_model, d_ff)]:
+        return _swapped_sizes(d_model, d_ff)
+    if not calls.copies:
+        return None
+    into, source = calls.copies[-1]
+    found = _which(source, hf_mlp)
+    if found is None:
+        return None
+    layer, part, transposed = found
+    if part == "weight" and not transposed:
+        others = [_which(s, hf_mlp) for _, s in calls.copies[:-1]]
+        half = any(o is not None and o[1] == "weight" and o[2] for o in others)
+        return say("hf_mlp.{layer}.weight went in as Conv1D stores it, (in, out) = {shape}; nn.Linear holds (out, "
+                   "in): copy hf_mlp.{layer}.weight.T.{half}", layer=layer, shape=str(tuple(source.shape)),
+                   half=say(" You transposed the other weight: both need it.") if half else "")
+    if part == "weight":
+        return say("hf_mlp.{layer}.weight.T is {shape}, the (out, in) shape of GPT-2's {layer}, but it went into an "
+                   "FFN weight of shape {into}: into the other projection? c_fc.weight takes hf_mlp.c_fc.weight.T and "
+                   "c_proj.weight takes hf_mlp.c_proj.weight.T.", layer=layer, shape=str(tuple(source.shape)),
+                   into=str(into))
+    return say("hf_mlp.{layer}.bias has {n} entries but went into a bias of {into}: c_fc's bias has d_ff entries "
+               "and c_proj's d_model; copy each into its own projection.", layer=layer, n=len(source), into=str(into))
+
+
+def _made_problem(ffn, hf_mlp):
+    """A sentence when the FFN the learner returned holds weights of the wrong shape, or None."""
+    d_model, d_ff = hf_mlp.c_fc.weight.shape
+    weight = getattr(getattr(ffn, "c_fc", None), "weight", None)
+    if not isinstance(weight, torch.Tensor) or tuple(weight.shape) == (d_ff, d_model):
+        return None
+    if tuple(weight.shape) == (d_model, d_ff) and torch.equal(weight.detach().cpu().float(), hf_mlp.c_fc.weight.detach()):
+        return say(UNTRANSPOSED_SHAPE)
+    if getattr(ffn.c_fc, "in_features", None) == d_ff and getattr(ffn.c_fc, "out_features", None) == d_model:
+        return _swapped_sizes(d_model, d_ff)
+    return None
+
+
 def _swapped(square, build):
     """The case's model with build(block.mlp) in every block (the learner gets a copy of each MLP)."""
     model, ids = _case(square)
@@ -84,12 +163,20 @@ def _swapped(square, build):
     made = []
 
     def one(hf_mlp):
+        mine = copy.deepcopy(hf_mlp)
         try:
-            ffn = build(copy.deepcopy(hf_mlp))
+            with _Calls() as calls:
+                ffn = build(mine)
         except RuntimeError as err:
-            if "size" in str(err) or "shape" in str(err):
-                raise RuntimeError(say("{err}. {fix}", err=str(err), fix=say(CONV1D))) from None
+            problem = _build_problem(calls, hf_mlp)
+            if problem is None and ("size" in str(err) or "shape" in str(err)):
+                problem = say(CONV1D)
+            if problem is not None:
+                raise RuntimeError(say("{err}. {fix}", err=one_line(err, 200), fix=problem)) from None
             raise
+        problem = _made_problem(ffn, hf_mlp) if isinstance(ffn, FFN) else None
+        if problem is not None:
+            raise ValueError(problem)
         made.append(ffn)
         return ffn if ffn is not None else torch.nn.Identity()
 
@@ -107,17 +194,17 @@ def _swapped(square, build):
                                fix=say(CONV1D))) from None
 
 
-def _ffn_variant(square, activation="gelu_tanh", bias=True, transpose=True):
+def _ffn_variant(square, activation="gelu_tanh", bias=True, transpose=("c_fc", "c_proj"), crossed=False):
     """What a typical mistake gives: FFNs built from the right weights with one thing wrong."""
     def build(hf_mlp):
         d_model, d_ff = hf_mlp.c_fc.weight.shape
         ffn = FFN(d_model, d_ff, activation=activation, bias=bias)
+        sources = {"c_fc": hf_mlp.c_proj if crossed else hf_mlp.c_fc, "c_proj": hf_mlp.c_fc if crossed else hf_mlp.c_proj}
         with torch.no_grad():
-            ffn.c_fc.weight.copy_(hf_mlp.c_fc.weight.T if transpose else hf_mlp.c_fc.weight)
-            ffn.c_proj.weight.copy_(hf_mlp.c_proj.weight.T if transpose else hf_mlp.c_proj.weight)
-            if bias:
-                ffn.c_fc.bias.copy_(hf_mlp.c_fc.bias)
-                ffn.c_proj.bias.copy_(hf_mlp.c_proj.bias)
+            for name, source in sources.items():
+                getattr(ffn, name).weight.copy_(source.weight.T if name in transpose else source.weight)
+                if bias:
+                    getattr(ffn, name).bias.copy_(getattr(hf_mlp, name).bias)
         return ffn
     with torch.random.fork_rng(devices=[]):
         return _swapped(square, build)
@@ -151,7 +238,24 @@ _MLP_FROM_HF = Check(
     reference=_reference,
     cases=[(True,), (False,)],        # a square MLP (d_ff = d_model) first, then GPT-2's 4x
     mistakes=[
-        Mistake(UNTRANSPOSED, answer=lambda square: _ffn_variant(square, transpose=False)),
+        Mistake(UNTRANSPOSED, answer=lambda square: _ffn_variant(square, transpose=())),
+        Mistake("c_fc's weight was transposed but c_proj's went in as stored: Conv1D keeps both projections "
+                "(in, out), so both need .T (this square MLP loads either way; GPT-2 small's would refuse).",
+                answer=lambda square: _ffn_variant(square, transpose=("c_fc",))),
+        Mistake("c_proj's weight was transposed but c_fc's went in as stored: Conv1D keeps both projections "
+                "(in, out), so both need .T (this square MLP loads either way; GPT-2 small's would refuse).",
+                answer=lambda square: _ffn_variant(square, transpose=("c_proj",))),
+        Mistake("the two weights went into each other's projection: hf_mlp.c_proj.weight, (d_ff, d_model) as "
+                "Conv1D stores it, has the shape nn.Linear wants for c_fc, but it is the down-projection. Copy "
+                "c_fc from c_fc and c_proj from c_proj, each transposed.",
+                answer=lambda square: _ffn_variant(square, crossed=True, transpose=())),
+        Mistake("the two weights went into each other's projection: c_fc got hf_mlp.c_proj's weight and c_proj "
+                "got hf_mlp.c_fc's. Copy c_fc from c_fc and c_proj from c_proj, each transposed.",
+                answer=lambda square: _ffn_variant(square, crossed=True)),
+        Mistake("the weights are right but the activation is ReLU: GPT-2's MLP uses GELU, its tanh formula "
+                '(activation="gelu_tanh").', answer=lambda square: _ffn_variant(square, activation="relu")),
+        Mistake("the weights are right but the activation is SiLU (Llama's); GPT-2's MLP uses GELU, its tanh "
+                'formula (activation="gelu_tanh").', answer=lambda square: _ffn_variant(square, activation="silu")),
         Mistake("the weights are right but the activation is exact GELU, x * Phi(x): GPT-2 uses the tanh "
                 'formula (activation="gelu_tanh"; FFN\'s default is "gelu", the exact one).',
                 answer=lambda square: _ffn_variant(square, activation="gelu")),
@@ -179,15 +283,52 @@ def check_mlp_from_hf(fn):
 
 # --- Exercise 2 ---
 
-check_value_guess = Prediction(
-    "Exercise 2 (predict what values say)",
-    why="On trained weights a value tends to promote what follows its key's patterns (Geva et al. 2021 "
-        "found this most in the upper layers); random weights store nothing, so their values agree only "
-        "by chance.",
-    choices=("yes", "no"),
-    variable="my_value_guess",
-    answer="on the model running now the answer is",
-)
+_VALUE_WHY = ("On trained weights a value tends to promote what follows its key's patterns (Geva et al. 2021 "
+              "found this most in the upper layers); random weights store nothing, so their values agree only "
+              "by chance.")
+_PAIRS = tuple((random, trained) for random in ("yes", "no") for trained in ("yes", "no"))
+_VALUE_MISTAKES = [
+    Mistake("Both halves are the wrong way round: random weights store nothing, so they agree only by chance, "
+            "and trained values learn to promote what follows their keys.",
+            when=lambda guess, actual: guess[0] != actual[0] and guess[1] != actual[1]),
+    Mistake("Random weights store nothing: a random value vector points at random tokens, so it promotes the "
+            "token after its key's trigger only by chance, 10 in the vocabulary size per neuron.",
+            when=lambda guess, actual: guess[0] == "yes" and actual[0] == "no"),
+    Mistake("Trained values do promote what follows their keys: training lowers the loss on the next token, and "
+            "a value that raises the tokens that usually come after its key's pattern does just that.",
+            when=lambda guess, actual: guess[1] == "no" and actual[1] == "yes"),
+]
+_VALUE = NamedChoice("Exercise 2 (predict what values say)", why=_VALUE_WHY, choices=_PAIRS,
+                     variable="my_value_guess", mistakes=_VALUE_MISTAKES)
+_MEASURED = "on the model running now the answer is"
+
+
+@referee(_VALUE.exercise)
+def check_value_guess(guess, measured, real=False):
+    """Exercise 2: guess = (random weights, trained weights), each "yes" or "no"; the run measures one half.
+
+    measured: the answer on the model running now (GPT-2 small if real, else random weights), or the whole
+    pair. The half the run cannot measure is known without it: random weights agree by chance ("no"), and
+    trained ones promote what follows their keys (Geva et al.'s finding, "yes")."""
+    if isinstance(measured, (list, tuple)) and len(measured) == 2:
+        answer, measured = tuple(measured), measured[1 if real else 0]
+    else:
+        answer = ("no", measured) if real else (measured, "yes")
+    if isinstance(guess, (list, tuple)) and len(guess) == 2 and all(isinstance(g, str) for g in guess):
+        guess = tuple(g.strip().casefold() for g in guess)
+    elif isinstance(guess, str) and guess.strip().casefold() in ("yes", "no"):
+        return wrong(_VALUE.exercise, say(
+            "my_value_guess = {guess} is one answer; the question asks for two, one for each kind of weights: "
+            "(random weights, trained weights), each \"yes\" or \"no\".", guess=repr(guess)))
+    feedback = _VALUE(guess, answer)
+    said = getattr(feedback.message, "values", {})
+    if "guess" not in said or not isinstance(feedback.message, Text):   # not attempted, or not one of the pairs
+        return feedback
+    message = say(feedback.message.template, **{**said, "answer": say(_MEASURED), "actual": repr(measured)})
+    return (correct if feedback else wrong)(_VALUE.exercise, message)
+
+
+check_value_guess.choices = _PAIRS   # the pairs a guess is one of, as a Prediction's
 
 
 # --- Exercise 3 ---
@@ -220,11 +361,38 @@ def _corrupt(noise):
     return hook
 
 
+class _WroteClean:
+    """The logits of a run whose hook changed `clean`, the clean run's saved output."""
+
+    def __init__(self, logits):
+        self.logits = logits
+
+
+_SHAPES = ("`clean` is one run's output, (T, d_model): clean[position] is the (d_model,) vector at `position`. "
+           "`output` is (runs, T, d_model): output[:, position] is that position in every run.")
+
+
+def _guarded(hook):
+    """The learner's hook, with a shape error or a wrong-shaped return value put into words."""
+    def run(module, inputs, output):
+        try:
+            got = hook(module, inputs, output)
+        except (RuntimeError, IndexError) as err:
+            raise type(err)(say("{err}. {shapes}", err=one_line(err, 160), shapes=say(_SHAPES))) from None
+        if isinstance(got, torch.Tensor) and got.shape != output.shape:
+            raise ValueError(say("your hook returned a tensor of shape {got}; what a forward hook returns replaces "
+                                 "the module's whole output, {shape}: return all of `output`, with one position "
+                                 "changed.", got=str(tuple(got.shape)), shape=str(tuple(output.shape))))
+        return got
+    return run
+
+
 def _traced(make_hook):
     """(layer, position) -> last-position logits (4, V) of the corrupted runs with make_hook(clean, position)."""
     def run(layer, position):
         model, prompt, noise, clean = _trace_case()
-        hook = make_hook(clean[layer].clone(), position)
+        given = clean[layer].clone()
+        hook = make_hook(given, position)
         if hook is None:
             return None
         if not callable(hook):
@@ -232,8 +400,9 @@ def _traced(make_hook):
                                 kind=type(hook).__name__))
         batch = prompt.repeat(len(noise), 1)
         with torch.no_grad(), kv_memory.hooks({model.transformer.wte: _corrupt(noise),
-                                                gpt2.blocks(model)[layer].mlp: hook}):
-            return model(batch).logits[:, -1]
+                                                gpt2.blocks(model)[layer].mlp: _guarded(hook)}):
+            logits = model(batch).logits[:, -1]
+        return logits if torch.equal(given, clean[layer]) else _WroteClean(logits)
     run.__wrapped__ = make_hook   # the runner reads the learner's stub through the wrapper
     return run
 
@@ -275,8 +444,21 @@ _RESTORE = Check(
                 answer=_variant(lambda out, clean, p: _at(out, 0, p, clean[p]))),
         Mistake("the clean output was added to the corrupted one; restoring replaces it.",
                 answer=_variant(lambda out, clean, p: _at(out, slice(None), p, out[:, p] + clean[p]))),
+        Mistake("your hook wrote into `clean`, the clean run's saved output, instead of into `output`, the "
+                "corrupted run's: copy `output`, set its position from clean, and return the copy; `clean` is only "
+                "read.", when=lambda got, *case: isinstance(got, _WroteClean)),
         Mistake("the last position was restored instead of `position`.",
                 answer=_variant(lambda out, clean, p: _at(out, slice(None), -1, clean[-1]))),
+        Mistake("you restored position + 1, the token after the site: positions count from 0, and the site is "
+                "output[:, position] itself.",
+                answer=_variant(lambda out, clean, p: _at(out, slice(None), p + 1, clean[p + 1]))),
+        Mistake("output[position] picks run `position` of the batch: the first dimension of `output` is the "
+                "runs. The position is the second: output[:, position] = clean[position].",
+                answer=_variant(lambda out, clean, p: _at(out, p, slice(None), clean[p]))),
+        Mistake("each run got the clean output at the position of its own number (output[i, i]); every run gets "
+                "the same site, output[:, position].",
+                answer=_variant(lambda out, clean, p: _at(out, torch.arange(len(out)), torch.arange(len(out)),
+                                                          clean[:len(out)]))),
     ],
     compare=arrays(atol=1e-5, rtol=1e-5),
     success="your hook puts the clean MLP output back at exactly one position, in every corrupted run.",
@@ -291,7 +473,7 @@ def check_restore_hook(fn):
 
 # --- Exercise 4 ---
 
-check_undo_guess = Prediction(
+check_undo_guess = NamedChoice(
     "Exercise 4 (predict the undo)",
     why="The cell copies the saved tensor back, bit for bit, so the model is exactly the one before the "
         "edit. Subtracting the update instead, (W + D) - D, rounds in float32 and can leave entries a "
@@ -299,4 +481,10 @@ check_undo_guess = Prediction(
     choices=("A", "B", "C"),
     variable="my_undo_guess",
     answer="the run gives",
+    mistakes=[
+        Mistake("B is what undoing by arithmetic gives, W - delta, which rounds; copy_ computes nothing: it "
+                "writes the saved bits back.", when=lambda guess, actual: guess == "B" and actual == "A"),
+        Mistake("C assumes the edit leaves a trace in W; copy_ overwrites every entry with the saved tensor, "
+                "so nothing of the update is left.", when=lambda guess, actual: guess == "C" and actual == "A"),
+    ],
 )
