@@ -170,7 +170,9 @@ def test_capacity_prediction():
     (128, "what the 4x FFN held"),
     (np.int64(2048), "4 pairs per neuron"),
     (1024.0, "2 pairs per neuron"),
-    (256, "the run gives 512"),            # a wrong guess with no story of its own: the plain answer
+    (256, "but so do more"),
+    (16, "the smallest N of the sweep"),
+    (64, "twice d_model"),
 ])
 def test_the_likeliest_wrong_capacities_are_named(guess, words):
     fb = checks.check_capacity_guess(guess, 512)

@@ -166,6 +166,12 @@ _capacity_prediction = Prediction(
     fmt="{}",
 )
 _NAMED_GUESSES = {   # the likeliest wrong choices, and what each one mixes up
+    16: "16 is the smallest N of the sweep, which every width holds; the question asks for the largest N the "
+        "16x FFN still holds completely.",
+    64: "64 is twice d_model; the pairs a memory holds are counted by its hidden neurons, and the 16x FFN has "
+        "512 of them.",
+    256: "256 pairs fit completely, but so do more: with d_ff = 512 hidden neurons, each output number has 512 "
+         "unknowns to solve N equations with.",
     32: "32 is d_model, the length of each key and value; what a memory holds is counted by its hidden "
         "neurons, d_ff.",
     128: "128 is what the 4x FFN held (d_ff = 128); the 16x FFN has 512 hidden neurons.",
