@@ -226,7 +226,7 @@ def _matmul_used(fn):
     _Watched.seen = []
     if not used:
         return None
-    return ", ".join(sorted({"@" if u in ("@", "matmul", "__matmul__", "__rmatmul__") else f"np.{u}" for u in used}))
+    return ", ".join(sorted({"@" if u in ("@", "matmul", "__matmul__", "__rmatmul__") else "np." + u for u in used}))
 
 
 @referee(EX2)

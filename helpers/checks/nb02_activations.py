@@ -254,7 +254,7 @@ class _Slope:
             if module.startswith("scipy.optimize"):
                 name = frame.f_code.co_name
                 if not name.startswith(("_", "f_")) and hasattr(scipy.optimize, name):   # the public function
-                    self.log["solvers"].add(f"scipy.optimize.{name}")
+                    self.log["solvers"].add("scipy.optimize." + name)
             frame = frame.f_back
         return self.fn(x)
 

@@ -510,7 +510,7 @@ def _diagnose(grads, want, case, call):
 @referee(EX4)
 def check_ffn_backward(ffn_backward):
     """Exercise 4: ffn_backward(x, W1, b1, W2, b2, grad_out) -> (dW1, db1, dW2, db2, dx), by hand, as autograd."""
-    call = say("ffn_backward(x, W1, b1, W2, b2, grad_out)")
+    call = "ffn_backward(x, W1, b1, W2, b2, grad_out)"
     for i, sizes in enumerate(_BACKWARD_CASES):
         case = _backward_case(*sizes)
         given = tuple(t.clone() for t in case)
