@@ -97,6 +97,9 @@ def check_rows_moved(guess, actual):
     return wrong(EX1, say("{said} {named}", said=fb.message, named=named))
 
 
+check_rows_moved.choices = _rows_prediction.choices
+
+
 # Exercise 2 ----------------------------------------------------------------------------
 
 _Z = arrays(atol=1e-9, rtol=1e-9)
@@ -272,6 +275,9 @@ def check_time_guess(guess, actual):
     if fb.status != "wrong" or key not in _TIME_GUESSES or key == actual:
         return fb
     return wrong(EX3, say("{said} {named}", said=fb.message, named=say(_TIME_GUESSES[key])))
+
+
+check_time_guess.choices = _time_prediction.choices     # the choices, as the Prediction it wraps has them
 
 
 # Exercise 4 ----------------------------------------------------------------------------
