@@ -116,7 +116,7 @@ def test_valley_finder():
 
 def test_the_slope_is_told_apart_from_an_end_of_the_bracket():
     """Returning slope(x) (about 0) was once read as 'walked to an end': no bracket ends near 0 now."""
-    for slope, lo, hi in checks._valley_check.cases:
+    for slope, lo, hi in checks.check_valley_finder.cases:
         assert abs(lo) > 0.05 and abs(hi) > 0.05 and slope(lo) < 0 < slope(hi)
     fb = checks.check_valley_finder(bisect(give="slope"))
     assert "walked to an end" not in fb.message, fb.message

@@ -7,6 +7,7 @@
 """
 
 import dis
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -102,6 +103,69 @@ check_rows_moved.choices = _rows_prediction.choices
 
 # Exercise 2 ----------------------------------------------------------------------------
 
+EX2 = "Exercise 2 (a matmul from dot products)"
+_MATMULS = {"matmul", "dot", "vdot", "inner", "einsum", "tensordot", "multi_dot", "mm", "bmm", "mv", "linear",
+            "__matmul__", "__rmatmul__"}
+_USES_MATMUL = ("your Z is right, but your function uses {what}: the exercise builds the product without @, "
+                "from dot products written as loops, so that you see (and count) every multiply and add a "
+                "matmul does. Fill Z[t, j] with a sum over i of X[t, i] * W[i, j].")
+
+
+class _Watched(np.ndarray):
+    """An array that notes the matrix products numpy runs on it (`@`, np.dot, np.einsum, ...)."""
+
+    seen = []
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc.__name__ in _MATMULS:
+            _Watched.seen.append(ufunc.__name__)
+        plain_inputs = [a.view(np.ndarray) if isinstance(a, _Watched) else a for a in inputs]
+        return getattr(ufunc, method)(*plain_inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func.__name__ in _MATMULS:
+            _Watched.seen.append(func.__name__)
+        return super().__array_function__(func, types, args, kwargs)
+
+
+def _named_products(code):
+    """The matrix products the code object (and the functions inside it) writes: `@`, or a name in _MATMULS."""
+    found = {name for name in code.co_names if name in _MATMULS}
+    for op in dis.get_instructions(code):
+        if op.opname in ("BINARY_MATRIX_MULTIPLY", "INPLACE_MATRIX_MULTIPLY") or (
+                op.opname == "BINARY_OP" and op.argrepr in ("@", "@=")):
+            found.add("@")
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            found |= _named_products(const)
+    return found
+
+
+def _matmul_used(fn, cases):
+    """The matrix products fn runs on the cases' arrays or writes in its code, as a phrase; None when none."""
+    _Watched.seen = []
+    for X, W in cases:
+        attempt(fn, X.copy().view(_Watched), W.copy().view(_Watched), copies=False)
+    code = getattr(fn, "__code__", None)
+    used = set(_Watched.seen) | (_named_products(code) if code is not None else set())
+    _Watched.seen = []
+    if not used:
+        return None
+    return ", ".join(sorted({"@" if u in ("@", "matmul", "__matmul__", "__rmatmul__") else "np." + u for u in used}))
+
+
+@dataclass(frozen=True)
+class _NoMatmulCheck(Check):
+    """Exercise 2's check: Z and the FLOP count right, and no matrix product used to get them."""
+
+    def _judge(self, answer):
+        fb = super()._judge(answer)
+        if fb.status != "correct":
+            return fb
+        used = _matmul_used(answer, self.cases)
+        return wrong(self.exercise, say(_USES_MATMUL, what=used)) if used else fb
+
+
 _Z = arrays(atol=1e-9, rtol=1e-9)
 
 
@@ -136,7 +200,7 @@ _SQUARE = (_rng.normal(size=(3, 4)), _rng.normal(size=(4, 4)))      # a square W
 _WIDE = (_rng.normal(size=(5, 3)), _rng.normal(size=(3, 7)))        # T, d and m all differ
 _ONE_TOKEN = (_rng.normal(size=(1, 6)), _rng.normal(size=(6, 2)))
 
-_matmul_check = Check(
+check_matmul_by_dots = _NoMatmulCheck(
     "Exercise 2 (a matmul from dot products)",
     reference=_matmul_reference,
     cases=[_SQUARE, _WIDE, _ONE_TOKEN],
@@ -180,67 +244,6 @@ _matmul_check = Check(
             "each of the T * m outputs.",
     name="matmul_by_dots",
 )
-
-EX2 = "Exercise 2 (a matmul from dot products)"
-_MATMULS = {"matmul", "dot", "vdot", "inner", "einsum", "tensordot", "multi_dot", "mm", "bmm", "mv", "linear",
-            "__matmul__", "__rmatmul__"}
-_USES_MATMUL = ("your Z is right, but your function uses {what}: the exercise builds the product without @, "
-                "from dot products written as loops, so that you see (and count) every multiply and add a "
-                "matmul does. Fill Z[t, j] with a sum over i of X[t, i] * W[i, j].")
-
-
-class _Watched(np.ndarray):
-    """An array that notes the matrix products numpy runs on it (`@`, np.dot, np.einsum, ...)."""
-
-    seen = []
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if ufunc.__name__ in _MATMULS:
-            _Watched.seen.append(ufunc.__name__)
-        plain_inputs = [a.view(np.ndarray) if isinstance(a, _Watched) else a for a in inputs]
-        return getattr(ufunc, method)(*plain_inputs, **kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        if func.__name__ in _MATMULS:
-            _Watched.seen.append(func.__name__)
-        return super().__array_function__(func, types, args, kwargs)
-
-
-def _named_products(code):
-    """The matrix products the code object (and the functions inside it) writes: `@`, or a name in _MATMULS."""
-    found = {name for name in code.co_names if name in _MATMULS}
-    for op in dis.get_instructions(code):
-        if op.opname in ("BINARY_MATRIX_MULTIPLY", "INPLACE_MATRIX_MULTIPLY") or (
-                op.opname == "BINARY_OP" and op.argrepr in ("@", "@=")):
-            found.add("@")
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            found |= _named_products(const)
-    return found
-
-
-def _matmul_used(fn):
-    """The matrix products fn runs on the check's arrays or writes in its code, as a phrase; None when none."""
-    _Watched.seen = []
-    for X, W in _matmul_check.cases:
-        attempt(fn, X.copy().view(_Watched), W.copy().view(_Watched), copies=False)
-    code = getattr(fn, "__code__", None)
-    used = set(_Watched.seen) | (_named_products(code) if code is not None else set())
-    _Watched.seen = []
-    if not used:
-        return None
-    return ", ".join(sorted({"@" if u in ("@", "matmul", "__matmul__", "__rmatmul__") else "np." + u for u in used}))
-
-
-@referee(EX2)
-def check_matmul_by_dots(matmul_by_dots):
-    """Exercise 2: Z and the FLOP count right, and no matrix product used to get them."""
-    fb = _matmul_check(matmul_by_dots)
-    if fb.status != "correct":
-        return fb
-    used = _matmul_used(matmul_by_dots)
-    return wrong(EX2, say(_USES_MATMUL, what=used)) if used else fb
-
 
 # Exercise 3 ----------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@
 import functools
 import math
 import sys
-from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.optimize
@@ -176,14 +176,22 @@ def _pushed_pre_activations(d_model=16, d_ff=64, T=256, n_pushed=16):
     return torch.randn(T, d_model, generator=gen, dtype=torch.float64) @ W1 + b1
 
 
-class _Cases(Sequence):
-    """The dead-unit cases, the pushed layer made on first use."""
+class _Cases(list):
+    """The dead-unit cases, a list that makes the pushed layer on first use."""
+
+    def _filled(self):
+        if list.__len__(self) == 0:
+            self.extend([(_SMALL,), (_WEAK,), (_pushed_pre_activations(),)])
+        return self
 
     def __getitem__(self, i):
-        return [(_SMALL,), (_WEAK,), (_pushed_pre_activations(),)][i]
+        return list.__getitem__(self._filled(), i)
+
+    def __iter__(self):
+        return list.__iter__(self._filled())
 
     def __len__(self):
-        return 3
+        return list.__len__(self._filled())
 
 
 def _weak_count(H, threshold):
@@ -280,37 +288,6 @@ def _after_one_halving(slope, lo, hi):
     return mid, (lo + hi) / 2
 
 
-# Brackets that end left of 0, so that a slope returned in place of x (about 0) is not mistaken for an end.
-_valley_check = Check(
-    "Exercise 4 (the bottom of the valley by bisection)",
-    reference=_valley,
-    cases=[(_Slope(activations.gelu_grad, "gelu_grad"), -3.0, -0.1),
-           (_Slope(activations.silu_grad, "silu_grad"), -3.0, -0.1),
-           (_Slope(lambda x: x - 0.3, "slope of (x - 0.3)**2 / 2"), -1.0, 2.0)],
-    compare=number(rel=0, abs=1e-6),
-    mistakes=[
-        Mistake("{call} = {got:.2g} is about 0: that is the slope at the bottom, slope(x). Return the x "
-                "where it is reached, the middle of the last bracket.",
-                when=lambda got, slope, lo, hi: _near(got, 0.0, 1e-3) and not _near(_valley(slope, lo, hi), 0.0, 1e-2)),
-        Mistake("{call} returned the last bracket; return one number, its middle, (lo + hi) / 2.",
-                when=lambda got, slope, lo, hi: isinstance(got, (tuple, list)) and len(got) == 2
-                and all(_near(v, _valley(slope, lo, hi), 1e-2) for v in got)),
-        Mistake("{call} is where the first halving (or none) leaves the bracket: is the `return` inside "
-                "the loop? Return after the loop has finished.",
-                when=lambda got, slope, lo, hi: any(_near(got, v, 1e-12) for v in _after_one_halving(slope, lo, hi))),
-        Mistake("{call} walked to an end of the bracket: when the slope at the middle is "
-                "negative, the bottom lies to its right, so the middle becomes the new left end.",
-                when=lambda got, slope, lo, hi: _near(got, lo, 1e-3) or _near(got, hi, 1e-3)),
-        Mistake("{call} is close but not within 1e-6: keep halving until the bracket is "
-                "narrower than 1e-7 (about 25 halvings for a bracket 3 wide).",
-                when=lambda got, slope, lo, hi: _near(got, _valley(slope, lo, hi), 1e-2)),
-    ],
-    success="bisection on the slope finds the bottom of both valleys, GELU's at x = -0.7518 "
-            "and SiLU's at x = -1.2785, as brentq did in section 3.",
-    name="find_valley",
-)
-
-
 EX4 = "Exercise 4 (the bottom of the valley by bisection)"
 _NOT_BISECTION = {
     "solver": "your function calls {solver}: a root-finder that does the work for you. This exercise is to write "
@@ -340,17 +317,52 @@ def _not_bisection(log, slope, lo, hi):
     return None
 
 
-@referee(EX4)
-def check_valley_finder(find_valley):
-    """Exercise 4: find_valley(slope, lo, hi) is right on every case, and gets there by bisection."""
-    fb = _valley_check(find_valley)
-    if fb.status != "correct":
+@dataclass(frozen=True)
+class _BisectionCheck(Check):
+    """Exercise 4's check: find_valley right on every case, and getting there by bisection."""
+
+    def _judge(self, find_valley):
+        fb = super()._judge(find_valley)
+        if fb.status != "correct":
+            return fb
+        for slope, lo, hi in self.cases:
+            watched = _Slope(slope.fn, slope.name)
+            attempt(find_valley, watched, lo, hi)
+            found = _not_bisection(watched.log, slope, lo, hi)
+            if found is not None:
+                key, values = found
+                return wrong(self.exercise, say(_NOT_BISECTION[key], **values))
         return fb
-    for slope, lo, hi in _valley_check.cases:
-        watched = _Slope(slope.fn, slope.name)
-        attempt(find_valley, watched, lo, hi)
-        found = _not_bisection(watched.log, slope, lo, hi)
-        if found is not None:
-            key, values = found
-            return wrong(EX4, say(_NOT_BISECTION[key], **values))
-    return fb
+
+
+# Brackets that end left of 0, so that a slope returned in place of x (about 0) is not mistaken for an end.
+check_valley_finder = _BisectionCheck(
+    "Exercise 4 (the bottom of the valley by bisection)",
+    reference=_valley,
+    cases=[(_Slope(activations.gelu_grad, "gelu_grad"), -3.0, -0.1),
+           (_Slope(activations.silu_grad, "silu_grad"), -3.0, -0.1),
+           (_Slope(lambda x: x - 0.3, "slope of (x - 0.3)**2 / 2"), -1.0, 2.0)],
+    compare=number(rel=0, abs=1e-6),
+    mistakes=[
+        Mistake("{call} = {got:.2g} is about 0: that is the slope at the bottom, slope(x). Return the x "
+                "where it is reached, the middle of the last bracket.",
+                when=lambda got, slope, lo, hi: _near(got, 0.0, 1e-3) and not _near(_valley(slope, lo, hi), 0.0, 1e-2)),
+        Mistake("{call} returned the last bracket; return one number, its middle, (lo + hi) / 2.",
+                when=lambda got, slope, lo, hi: isinstance(got, (tuple, list)) and len(got) == 2
+                and all(_near(v, _valley(slope, lo, hi), 1e-2) for v in got)),
+        Mistake("{call} is where the first halving (or none) leaves the bracket: is the `return` inside "
+                "the loop? Return after the loop has finished.",
+                when=lambda got, slope, lo, hi: any(_near(got, v, 1e-12) for v in _after_one_halving(slope, lo, hi))),
+        Mistake("{call} walked to an end of the bracket: when the slope at the middle is "
+                "negative, the bottom lies to its right, so the middle becomes the new left end.",
+                when=lambda got, slope, lo, hi: _near(got, lo, 1e-3) or _near(got, hi, 1e-3)),
+        Mistake("{call} is close but not within 1e-6: keep halving until the bracket is "
+                "narrower than 1e-7 (about 25 halvings for a bracket 3 wide).",
+                when=lambda got, slope, lo, hi: _near(got, _valley(slope, lo, hi), 1e-2)),
+    ],
+    success="bisection on the slope finds the bottom of both valleys, GELU's at x = -0.7518 "
+            "and SiLU's at x = -1.2785, as brentq did in section 3.",
+    name="find_valley",
+)
+
+

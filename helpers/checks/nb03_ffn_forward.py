@@ -8,6 +8,7 @@
 """
 
 import math
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -16,7 +17,7 @@ from torch import nn
 from helpers import activations, capacity
 from helpers.checks.core import attempt, correct, outcome, referee, wrong
 from helpers.checks.module import ModuleCheck
-from helpers.checks.runner import Mistake, Prediction
+from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import describe, plain, say, shape_str
 from helpers.checks.state import seeded
 from helpers.ffn import FFN
@@ -507,34 +508,54 @@ def _diagnose(grads, want, case, call):
                total=close.numel(), gap=float(gap.max()), others=others)
 
 
-@referee(EX4)
-def check_ffn_backward(ffn_backward):
-    """Exercise 4: ffn_backward(x, W1, b1, W2, b2, grad_out) -> (dW1, db1, dW2, db2, dx), by hand, as autograd."""
-    call = "ffn_backward(x, W1, b1, W2, b2, grad_out)"
-    for i, sizes in enumerate(_BACKWARD_CASES):
-        case = _backward_case(*sizes)
-        given = tuple(t.clone() for t in case)
-        recorder = _Calls()
-        with recorder:
-            got = attempt(ffn_backward, *given, copies=False)
-        early = outcome(EX4, call, got, first=i == 0)
-        if early is not None:
-            if isinstance(got, RuntimeError) and "cannot be multiplied" in str(got):
-                return wrong(EX4, say(_BACKWARD_SAID["shape error"], call=call))
-            return early
-        used = _autograd_used(recorder.names, got)
-        if used is not None:
-            return wrong(EX4, say(_BACKWARD_SAID["autograd"], what=used))
-        for name, before, after in zip(_INPUT_NAMES, case, given, strict=True):
-            if not torch.equal(before, after):
-                return wrong(EX4, say(_BACKWARD_SAID["in place"], name=name))
-        grads = tuple(_as_tensor(g) for g in got) if isinstance(got, (tuple, list)) and len(got) == 5 else None
-        if grads is None or any(g is None for g in grads):
-            return wrong(EX4, say(_BACKWARD_SAID["five"], call=call, got=describe(got)))
-        want = autograd_backward(*case)
-        if not all(_close(g, w) for g, w in zip(grads, want, strict=True)):
-            return wrong(EX4, _diagnose(grads, want, case, call))
-    return correct(EX4, say("dW1, db1, dW2, db2 and dx agree with autograd on a wide and a square layer: "
-                            "dW2 = a.T @ grad_out, db2 = grad_out.sum(0), dh = (grad_out @ W2.T) * gelu'(h), "
-                            "dW1 = x.T @ dh, db1 = dh.sum(0), dx = dh @ W1.T. autograd puts dW1.T in "
-                            "up_proj.weight.grad, since nn.Linear stores (out, in)."))
+def _five_agree(got, want):
+    """None when five gradients agree with autograd's, else a phrase (the check's _diagnose names the mistake)."""
+    if not (isinstance(got, (tuple, list)) and len(got) == 5):
+        return say("returned {got}; return five tensors", got=describe(got))
+    grads = [_as_tensor(g) for g in got]
+    if all(_close(g, w) for g, w in zip(grads, want, strict=True)):
+        return None
+    return say("gives gradients that differ from autograd's")
+
+
+@dataclass(frozen=True)
+class _BackwardCheck(Check):
+    """Exercise 4's check: five gradients by hand, equal to autograd's, with no autograd and no input changed."""
+
+    def _judge(self, ffn_backward):
+        call = self.name
+        for i, case in enumerate(self.cases):
+            given = tuple(t.clone() for t in case)
+            recorder = _Calls()
+            with recorder:
+                got = attempt(ffn_backward, *given, copies=False)
+            early = outcome(self.exercise, call, got, first=i == 0)
+            if early is not None:
+                if isinstance(got, RuntimeError) and "cannot be multiplied" in str(got):
+                    return wrong(self.exercise, say(_BACKWARD_SAID["shape error"], call=call))
+                return early
+            used = _autograd_used(recorder.names, got)
+            if used is not None:
+                return wrong(self.exercise, say(_BACKWARD_SAID["autograd"], what=used))
+            for name, before, after in zip(_INPUT_NAMES, case, given, strict=True):
+                if not torch.equal(before, after):
+                    return wrong(self.exercise, say(_BACKWARD_SAID["in place"], name=name))
+            grads = tuple(_as_tensor(g) for g in got) if isinstance(got, (tuple, list)) and len(got) == 5 else None
+            if grads is None or any(g is None for g in grads):
+                return wrong(self.exercise, say(_BACKWARD_SAID["five"], call=call, got=describe(got)))
+            want = self.reference(*case)
+            if self.compare(grads, want) is not None:
+                return wrong(self.exercise, _diagnose(grads, want, case, call))
+        return correct(self.exercise, self.success)
+
+
+check_ffn_backward = _BackwardCheck(
+    EX4,
+    reference=autograd_backward,
+    cases=[_backward_case(*sizes) for sizes in _BACKWARD_CASES],
+    compare=_five_agree,
+    success="dW1, db1, dW2, db2 and dx agree with autograd on a wide and a square layer: dW2 = a.T @ grad_out, "
+            "db2 = grad_out.sum(0), dh = (grad_out @ W2.T) * gelu'(h), dW1 = x.T @ dh, db1 = dh.sum(0), "
+            "dx = dh @ W1.T. autograd puts dW1.T in up_proj.weight.grad, since nn.Linear stores (out, in).",
+    name="ffn_backward",
+)
