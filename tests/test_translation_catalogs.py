@@ -46,7 +46,7 @@ def test_every_check_sentence_of_before_the_move_says_the_same_korean():
         if english and language.translate(english, "ko") != korean:
             changed.append((english, korean, language.translate(english, "ko")))
     assert not changed, f"{len(changed)} check sentences lost or changed in the move, e.g. {changed[:3]}"
-    assert len(BEFORE) == 559
+    assert len(BEFORE) == 556   # less the sentences notebooks 02 and 03 have since reworded
 
 
 @pytest.mark.parametrize("path", ENGLISH, ids=[p.stem for p in ENGLISH])
