@@ -154,3 +154,54 @@ def test_a_learner_that_changes_its_inputs_in_place_is_not_fooled():
 def test_the_time_answer_comes_from_the_reasoning_not_the_clock():
     fb = checks.check_time_guess("grows", "falls")
     assert not fb and "the answer is 'falls'" in fb.message and "from the cache in this timing" in fb.message
+
+
+def test_a_right_z_from_a_matrix_product_breaks_the_no_at_rule():
+    """`X @ W` (or np.dot, np.einsum, np.matmul), even inside the loops, is named, not praised."""
+    def dots_per_entry(X, W):
+        T, d = X.shape
+        Z = np.zeros((T, W.shape[1]))
+        for t in range(T):
+            for j in range(W.shape[1]):
+                Z[t, j] = np.dot(X[t], W[:, j])
+        return Z, 2 * T * d * W.shape[1]
+
+    def converted(X, W):                 # np.asarray drops any wrapper the check could hand over: the code says @
+        Z = np.asarray(X) @ np.asarray(W)
+        return Z, 2 * X.shape[0] * X.shape[1] * W.shape[1]
+
+    cases = [
+        (lambda X, W: (X @ W, 2 * X.shape[0] * X.shape[1] * W.shape[1]), "uses @"),
+        (converted, "uses @"),
+        (lambda X, W: (np.matmul(X, W), 2 * X.size * W.shape[1]), "uses @"),
+        (dots_per_entry, "uses np.dot"),
+        (lambda X, W: (np.einsum("td,dm->tm", X, W), 2 * X.size * W.shape[1]), "uses np.einsum"),
+    ]
+    for fn, words in cases:
+        fb = checks.check_matmul_by_dots(fn)
+        assert not fb and fb.status == "wrong", (words, fb)
+        assert words in fb.message and "without @" in fb.message and "loop did" not in fb.message, fb.message
+
+    def products_summed(X, W):           # no matrix product: each entry a sum of products, still accepted
+        T, d = X.shape
+        Z = np.zeros((T, W.shape[1]))
+        for t in range(T):
+            for j in range(W.shape[1]):
+                Z[t, j] = (X[t] * W[:, j]).sum()
+        return Z, 2 * T * d * W.shape[1]
+
+    assert checks.check_matmul_by_dots(products_summed)
+    assert checks.check_matmul_by_dots(by_dots())
+
+
+def test_each_wrong_prediction_is_named():
+    for guess, words in [(0, "0 rows would mean nothing moves"), (5, "5 rows would mean every output row"),
+                         (2, "2 rows: besides row 3"), (4, "4 rows: besides row 3")]:
+        fb = checks.check_rows_moved(guess, 1)
+        assert not fb and words in fb.message, (guess, fb.message)
+    assert checks.check_rows_moved(1, 1)
+    fb = checks.check_time_guess("stays about the same", "falls")
+    assert not fb and "not all the time takes" in fb.message
+    fb = checks.check_time_guess("grows", "falls")
+    assert not fb and "nothing per token grows" in fb.message
+    assert checks.check_time_guess("falls", "falls")

@@ -41,7 +41,7 @@ def test_the_untouched_stubs_are_not_attempted():
 
 
 def test_the_reference_gelu_grad_is_autograd_of_torch_gelu():
-    x = torch.linspace(-4, 4, 81, dtype=torch.float64, requires_grad=True)
+    x = torch.tensor(checks._X, dtype=torch.float64, requires_grad=True)
     torch.nn.functional.gelu(x).sum().backward()
     assert np.allclose(activations.gelu_grad(checks._X), x.grad.numpy(), atol=1e-12)
 
@@ -60,8 +60,8 @@ def test_gelu_grad():
         (lambda x: Phi(x) - x * phi(x), "the wrong sign"),
         (lambda x: Phi(x) + x * np.exp(-x**2) / np.sqrt(2 * np.pi), "without the / 2"),
         (lambda x: 0.5 * (1 + scipy.special.erf(x)) + x * phi(x), "uses erf(x), without the / sqrt(2)"),
-        (lambda x: np.gradient(x * Phi(x), x), "a finite difference"),
-        (lambda x: (Phi(x) + x * phi(x))[:10], "has shape (10,); expected (81,)"),
+        (lambda x: np.gradient(x * Phi(x), x), "np.gradient of GELU"),
+        (lambda x: (Phi(x) + x * phi(x))[:10], "has shape (10,); expected (87,)"),
         (lambda x: torch.tensor(x) + "a", "raised TypeError"),
     ]
     for fn, words in cases:
@@ -170,3 +170,102 @@ def test_valley_prediction():
     fb = checks.check_valley_guess(-1.28, -0.7518)
     assert not fb and "SiLU's valley is deeper" in fb.message
     assert "write a number" in checks.check_valley_guess("left", -0.7518).message
+
+
+def test_importing_and_running_the_checks_leaves_torch_s_generator_alone():
+    import importlib
+    import sys
+    before = torch.get_rng_state()
+    sys.modules.pop("helpers.checks.nb02_activations", None)
+    fresh = importlib.import_module("helpers.checks.nb02_activations")
+    assert torch.equal(before, torch.get_rng_state()), "importing the checks drew from torch's global generator"
+    fresh._pushed_pre_activations.cache_clear()
+    fresh.check_dead_units(lambda H: int((torch.as_tensor(H) <= 0).all(dim=0).sum()))
+    assert torch.equal(before, torch.get_rng_state()), "running the check drew from torch's global generator"
+    assert fresh.dead_units(fresh._pushed_pre_activations()) == 16
+
+
+def test_a_threshold_on_the_mean_activation_is_not_dead():
+    def below(threshold):
+        return lambda H: int((torch.relu(torch.as_tensor(H)).mean(dim=0) < threshold).sum())
+
+    for threshold in (0.1, 0.01, 1e-3, 1e-6):
+        fb = checks.check_dead_units(below(threshold))
+        assert not fb and "mean activation is small" in fb.message, (threshold, fb.message)
+    for fn in (lambda H: int((H.mean(dim=0) <= 0).sum()), lambda H: int((H.mean(dim=0) < 0).sum())):
+        fb = checks.check_dead_units(fn)
+        assert not fb and "mean pre-activation is 0 or below" in fb.message, fb.message
+    assert checks.check_dead_units(lambda H: int((torch.relu(H).sum(dim=0) == 0).sum()))
+
+
+def test_a_finite_difference_is_not_the_derivative_by_hand():
+    def gelu(x):
+        return x * Phi(x)
+
+    cases = [
+        (lambda x: (gelu(x + 1e-5) - gelu(x - 1e-5)) / 2e-5, "is a finite difference"),
+        (lambda x: (gelu(x + 1e-3) - gelu(x - 1e-3)) / 2e-3, "is a finite difference"),
+        (lambda x: (gelu(x + 1e-7) - gelu(x)) / 1e-7, "is a finite difference"),
+        (lambda x, h=0.025: (-gelu(x + 2 * h) + 8 * gelu(x + h) - 8 * gelu(x - h) + gelu(x - 2 * h)) / (12 * h),
+         "is a finite difference"),
+        (lambda x: np.diff(gelu(x)) / np.diff(x), "one number fewer than x"),
+        (lambda x: (Phi(x) + x * phi(x)).astype(np.float32), "is float32"),
+    ]
+    for fn, words in cases:
+        fb = checks.check_gelu_grad(fn)
+        assert not fb and words in fb.message, (words, fb.message)
+    exact_ways = [lambda x: 0.5 * scipy.special.erfc(-x / np.sqrt(2)) + x * phi(x),
+                  lambda x: activations.gelu_grad(torch.as_tensor(x)).numpy()]
+    for fn in exact_ways:
+        assert checks.check_gelu_grad(fn)
+
+
+def test_a_library_root_finder_or_a_grid_is_not_bisection():
+    import scipy.optimize
+
+    cases = [
+        (lambda slope, lo, hi: scipy.optimize.brentq(slope, lo, hi, xtol=1e-12), "scipy.optimize.brentq"),
+        (lambda slope, lo, hi: scipy.optimize.bisect(slope, lo, hi, xtol=1e-12), "scipy.optimize.bisect"),
+        (lambda slope, lo, hi: scipy.optimize.root_scalar(slope, bracket=(lo, hi), xtol=1e-12).root,
+         "scipy.optimize.root_scalar"),
+    ]
+    for fn, words in cases:
+        fb = checks.check_valley_finder(fn)
+        assert not fb and words in fb.message and "write bisection yourself" in fb.message, fb.message
+        assert "f_raise" not in fb.message
+
+    def grid(slope, lo, hi):
+        x = np.linspace(lo, hi, 3_000_001)
+        return float(x[np.argmin(np.abs(slope(x)))])
+
+    fb = checks.check_valley_finder(grid)
+    assert not fb and "an array of points" in fb.message, fb.message
+
+    def thirds(slope, lo, hi):            # a bracket split at one third: converges, but is not bisection
+        for _ in range(80):
+            x = lo + (hi - lo) / 3
+            lo, hi = (x, hi) if slope(x) < 0 else (lo, x)
+        return (lo + hi) / 2
+
+    fb = checks.check_valley_finder(thirds)
+    assert not fb and "not the middle of the bracket" in fb.message, fb.message
+
+    def checked_ends(slope, lo, hi):      # looking at the ends first, and at each middle twice, is still bisection
+        assert slope(lo) < 0 < slope(hi)
+        while hi - lo > 1e-10:
+            mid = lo + (hi - lo) / 2
+            if slope(mid) == 0:
+                return mid
+            lo, hi = (mid, hi) if slope(mid) < 0 else (lo, mid)
+        return (lo + hi) / 2
+
+    assert checks.check_valley_finder(checked_ends)
+
+
+def test_each_likely_valley_guess_is_named():
+    for guess, words in [(-0.17, "its minimum value"), (-1.28, "where SiLU bottoms out"), (0.0, "left of 0"),
+                         (0.5, "left of 0"), (-2.5, "far to the left"), (-1.0, "right of -1"),
+                         (-0.5, "left of -0.5")]:
+        fb = checks.check_valley_guess(guess, -0.7518)
+        assert not fb and words in fb.message, (guess, fb.message)
+    assert checks.check_valley_guess(-0.75, -0.7518)

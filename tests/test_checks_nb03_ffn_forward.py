@@ -1,5 +1,6 @@
 """Notebook 03's checks accept right answers, written several ways, and name the typical mistakes."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -170,7 +171,9 @@ def test_capacity_prediction():
     (128, "what the 4x FFN held"),
     (np.int64(2048), "4 pairs per neuron"),
     (1024.0, "2 pairs per neuron"),
-    (256, "the run gives 512"),            # a wrong guess with no story of its own: the plain answer
+    (256, "but so do more"),
+    (16, "the smallest N of the sweep"),
+    (64, "twice d_model"),
 ])
 def test_the_likeliest_wrong_capacities_are_named(guess, words):
     fb = checks.check_capacity_guess(guess, 512)
@@ -231,7 +234,7 @@ def test_memories_close_to_least_squares_are_correct(learn):
     (lambda f, k, v: train(f, k, v, steps=5, lr=0.05), "at most 1% may be left"),   # MSE 0.42: 42% left
     (lambda f, k, v: train(f, k, v, lr=1e-3), "Train for more steps or with a higher learning rate"),
     (lambda f, k, v: train(f, k, v, steps=300, lr=1.0, opt=torch.optim.SGD), "at most 1% may be left"),
-    (lambda f, k, v: train(f, k, v, zero_grad=False, lr=0.05), "opt.zero_grad() is not called"),
+    (lambda f, k, v: train(f, k, v, zero_grad=False, lr=0.05), "gradient piles up"),
     (lambda f, k, v: train(f, k, v, params=f.parameters()), "c_fc changed"),
     (lambda f, k, v: train(f, k, v, lr=100.0, opt=torch.optim.SGD), "holds NaN or infinity"),
     (lambda f, k, v: (train(f, k, v), F.mse_loss(f(k), v).item())[1], "return ffn itself"),
@@ -249,3 +252,154 @@ def test_the_mse_is_printed_and_the_tolerance_follows_the_untrained_error():
     assert "against 0.995 untrained (least squares: 0, up to rounding)" in fb.message, fb
     assert "42% of the untrained error" in fb.message, fb
     assert checks.check_learned_memory(lambda f, k, v: None).status == "not attempted"
+
+
+# ---- Exercise 3: least squares is not gradient descent ----------------------------------------------
+
+
+def least_squares(solve):
+    def learn_values(ffn, keys, values):
+        with torch.no_grad():
+            hidden = ffn.act(ffn.c_fc(keys))
+            ffn.c_proj.weight.copy_(solve(hidden, values).T)
+            ffn.c_proj.bias.zero_()
+        return ffn
+    return learn_values
+
+
+@pytest.mark.parametrize("learn, words", [
+    (least_squares(lambda A, B: torch.linalg.lstsq(A, B).solution), "linalg_lstsq"),
+    (least_squares(lambda A, B: torch.linalg.pinv(A) @ B), "linalg_pinv"),
+    (least_squares(lambda A, B: torch.from_numpy(np.linalg.lstsq(A.numpy(), B.numpy(), rcond=None)[0])), "lstsq"),
+    (lambda f, k, v: checks.capacity.fit_down_proj(f, k, v), "linalg_lstsq"),
+])
+def test_least_squares_is_named_in_the_gradient_descent_exercise(learn, words):
+    fb = checks.check_learned_memory(learn)
+    assert not fb and words in fb.message and "that is least squares" in fb.message, fb.message
+    assert "Gradient descent, step by step" not in fb.message
+
+
+def test_a_missing_zero_grad_is_named_not_told_to_train_longer():
+    fb = checks.check_learned_memory(lambda f, k, v: train(f, k, v, zero_grad=False, lr=0.02, steps=300))
+    assert not fb and "gradient piles up" in fb.message and "opt.zero_grad()" in fb.message, fb.message
+    assert "Train for more steps" not in fb.message
+
+
+# ---- Exercise 4: the backward pass by hand ----------------------------------------------------------
+
+
+def by_hand(**slip):
+    """A learner's ffn_backward, written out, with one slip switched on (see checks._by_hand)."""
+    def ffn_backward(x, W1, b1, W2, b2, grad_out):
+        return checks._by_hand(x, W1, b1, W2, b2, grad_out, **slip)
+    return ffn_backward
+
+
+def right_backward(x, W1, b1, W2, b2, grad_out):
+    h = x @ W1 + b1                                   # pre-activation (T, d_ff)
+    a = F.gelu(h)
+    dW2, db2 = a.T @ grad_out, grad_out.sum(0)
+    dh = (grad_out @ W2.T) * checks.activations.gelu_grad(h)
+    return x.T @ dh, dh.sum(0), dW2, db2, dh @ W1.T
+
+
+def test_the_backward_reference_is_autograd_and_a_right_answer_is_accepted():
+    case = checks._backward_case(*checks._BACKWARD_CASES[0])
+    for mine, theirs in zip(right_backward(*case), checks.autograd_backward(*case), strict=True):
+        assert torch.allclose(mine, theirs, rtol=1e-12, atol=1e-13)
+    assert checks.check_ffn_backward(right_backward)
+    assert checks.check_ffn_backward(lambda *case: tuple(g.numpy() for g in right_backward(*case)))   # numpy is fine
+    assert checks.check_ffn_backward(lambda x, W1, b1, W2, b2, g: None).status == "not attempted"
+
+
+def transposed_dW1(*case):
+    grads = right_backward(*case)
+    return (grads[0].T,) + grads[1:]
+
+
+def bias_per_token(*case):
+    x, W1, b1, W2, b2, g = case
+    dh = (g @ W2.T) * checks.activations.gelu_grad(x @ W1 + b1)
+    grads = right_backward(*case)
+    return grads[0], dh, grads[2], grads[3], grads[4]
+
+
+def dx_at_h(*case):
+    x, W1, b1, W2, b2, g = case
+    dh = (g @ W2.T) * checks.activations.gelu_grad(x @ W1 + b1)
+    return right_backward(*case)[:4] + (dh,)
+
+
+def missing_transpose(x, W1, b1, W2, b2, grad_out):
+    h = x @ W1 + b1
+    dh = (grad_out @ W2) * checks.activations.gelu_grad(h)          # W2, not W2.T: a shape error on a wide layer
+    return x.T @ dh, dh.sum(0), F.gelu(h).T @ grad_out, grad_out.sum(0), dh @ W1.T
+
+
+@pytest.mark.parametrize("learn, words", [
+    (by_hand(slope="none"), "GELU's derivative is left out"),
+    (by_hand(at="a"), "the post-activation"),
+    (by_hand(slope="value"), "multiplied by GELU(h), the activation's value"),
+    (by_hand(slope="tanh"), "derivative of GELU's tanh formula"),
+    (by_hand(slope="relu"), "that is ReLU's derivative"),
+    (by_hand(a_for_dW2="h"), "dW2 uses h, the pre-activation"),
+    (by_hand(bias="mean"), "the mean over the tokens"),
+    (missing_transpose, "a transpose is missing or extra"),
+    (transposed_dW1, "the transpose of W1's (6, 10)"),
+    (bias_per_token, "one row per token"),
+    (dx_at_h, "the gradient at the hidden layer"),
+    (lambda *c: right_backward(*c)[:4] + (c[5],), "dx equals grad_out"),
+    (lambda *c: right_backward(*c)[:4] + (c[5] @ c[3].T,), "dx is da"),
+    (lambda *c: tuple(reversed(right_backward(*c))), "in another order"),
+    (lambda *c: tuple(-g for g in right_backward(*c)), "has the wrong sign"),
+    (lambda *c: tuple(g / c[0].shape[0] for g in right_backward(*c)), "divided by the number of tokens"),
+    (lambda *c: right_backward(*c)[:4], "return five tensors"),
+])
+def test_backward_mistakes_are_named(learn, words):
+    fb = checks.check_ffn_backward(learn)
+    assert not fb and fb.status == "wrong", fb
+    assert words in fb.message, (words, fb.message)
+
+
+@pytest.mark.parametrize("variant, words", [({"W2_T": False}, "da = grad_out @ W2 is missing a transpose"),
+                                            ({"W1_T": False}, "dx = dh @ W1 is missing a transpose")])
+def test_a_missing_transpose_that_runs_on_the_square_layer_is_named(monkeypatch, variant, words):
+    square = dataclasses.replace(checks.check_ffn_backward, cases=checks.check_ffn_backward.cases[1:])
+    fb = square(by_hand(**variant))   # the square layer alone
+    assert not fb and words in fb.message, fb.message
+
+
+def test_autograd_is_not_the_backward_pass_by_hand():
+    def with_backward(x, W1, b1, W2, b2, grad_out):
+        for t in (x, W1, b1, W2, b2):
+            t.requires_grad_(True)
+        (F.gelu(x @ W1 + b1) @ W2 + b2).backward(grad_out)
+        return W1.grad, b1.grad, W2.grad, b2.grad, x.grad
+
+    def with_grad(x, W1, b1, W2, b2, grad_out):
+        leaves = [t.clone().requires_grad_(True) for t in (x, W1, b1, W2, b2)]
+        out = F.gelu(leaves[0] @ leaves[1] + leaves[2]) @ leaves[3] + leaves[4]
+        dx, dW1, db1, dW2, db2 = torch.autograd.grad(out, leaves, grad_out)
+        return dW1, db1, dW2, db2, dx
+
+    for learn in (with_backward, with_grad, lambda *c: checks.autograd_backward(*c)):
+        fb = checks.check_ffn_backward(learn)
+        assert not fb and "calls autograd" in fb.message and "by hand" in fb.message, fb.message
+
+
+@pytest.mark.parametrize("name", ["x", "W1", "b1", "W2", "b2", "grad_out"])
+def test_an_input_changed_in_place_is_named(name):
+    def changes_one(*case):
+        grads = tuple(g.clone() for g in right_backward(*case))
+        dict(zip(checks._INPUT_NAMES, case, strict=True))[name].mul_(2)   # e.g. `W1 *= 2` after the work
+        return grads
+
+    fb = checks.check_ffn_backward(changes_one)
+    assert not fb and f"changed its input {name} in place" in fb.message, fb.message
+
+
+def test_the_backward_check_leaves_the_learner_s_state_alone():
+    before = torch.get_rng_state(), torch.is_grad_enabled()
+    checks.check_ffn_backward(right_backward)
+    checks.check_ffn_backward(by_hand(slope="none"))
+    assert torch.equal(before[0], torch.get_rng_state()) and before[1] == torch.is_grad_enabled()

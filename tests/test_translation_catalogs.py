@@ -21,6 +21,8 @@ from helpers.checks import language
 
 ENGLISH = notebook_paths()
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# The sentences the checks say now (checks.po in step with them: test_catalogs_are_in_step_with_the_english).
+CURRENT = {m.id for m in translations.read_catalog(translations.CHECKS_PO) if m.id}
 BEFORE = json.loads((ROOT / "tests" / "data" / "korean_checks_before_po.json").read_text(encoding="utf-8"))
 
 
@@ -52,6 +54,8 @@ def test_every_check_sentence_of_before_the_move_is_still_said_in_korean():
     for english, korean in BEFORE.items():
         if not english or not re.search(r"[A-Za-z]{2}", re.sub(r"\{[^{}]*\}", "", english)):
             continue   # no words: the same in every language
+        if english not in CURRENT:
+            continue   # its English has been reworded since: the new sentence has its own entry
         now = language.translate(english, "ko")
         if english in language.MISSES or not HANGUL.search(now):
             lost.append(english)
@@ -59,7 +63,7 @@ def test_every_check_sentence_of_before_the_move_is_still_said_in_korean():
             changed.append((english, korean, now))
     assert not lost, f"{len(lost)} check sentences lost in the move, e.g. {lost[:3]}"
     assert len(changed) < 60, f"{len(changed)} check sentences changed beyond the glossary, e.g. {changed[:3]}"
-    assert len(BEFORE) == 559
+    assert len(BEFORE) == 556   # less the sentences notebooks 02 and 03 have since reworded
 
 
 @pytest.mark.parametrize("path", ENGLISH, ids=[p.stem for p in ENGLISH])

@@ -6,12 +6,16 @@
 4. (stretch) Two layers with biases and nothing in between, folded into one.
 """
 
+import dis
+from dataclasses import dataclass
+
 import numpy as np
 
 from helpers import ffn
 from helpers.checks.compare import arrays, exact
+from helpers.checks.core import attempt, referee, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
-from helpers.checks.show import Text, say
+from helpers.checks.show import Text, plain, say
 
 
 def matmul_flops(T, d, m):
@@ -55,7 +59,7 @@ def _part(got, index, expected, compare):
 
 # Exercise 1 ----------------------------------------------------------------------------
 
-check_rows_moved = Prediction(
+_rows_prediction = Prediction(
     "Exercise 1 (which rows move?)",
     why="Z[t, j] is the dot product of row t of X with column j of W: row t of Z reads row t of "
         "X and the shared W, nothing else. Changing token 3 moves output row 3 alone; batching "
@@ -65,7 +69,102 @@ check_rows_moved = Prediction(
     fmt="{}",
 )
 
+EX1 = "Exercise 1 (which rows move?)"
+_ROWS_GUESSES = {
+    0: "0 rows would mean nothing moves, but row 3 of X changed, and every entry Z[3, j] multiplies that row "
+       "with a column of W: output row 3 must move.",
+    5: "5 rows would mean every output row reads token 3. Z[t, j] multiplies row t of X with column j of W: "
+       "the other rows of X never enter it, so only output row 3 can move.",
+    "some": "{guess} rows: besides row 3, which other output row would read a number of row 3 of X? Z[t, j] "
+            "reads row t of X alone (and the shared W), so no other row can move.",
+}
+
+
+def _whole(guess):
+    value = plain(guess)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        return None
+    return int(value)
+
+
+@referee(EX1)
+def check_rows_moved(guess, actual):
+    """Exercise 1: how many rows of Z move; each wrong count gets what it mixed up."""
+    fb = _rows_prediction(guess, actual)
+    n = _whole(guess) if fb.status == "wrong" else None
+    if n not in (0, 2, 3, 4, 5):
+        return fb
+    named = say(_ROWS_GUESSES[n]) if n in _ROWS_GUESSES else say(_ROWS_GUESSES["some"], guess=n)
+    return wrong(EX1, say("{said} {named}", said=fb.message, named=named))
+
+
+check_rows_moved.choices = _rows_prediction.choices
+
+
 # Exercise 2 ----------------------------------------------------------------------------
+
+EX2 = "Exercise 2 (a matmul from dot products)"
+_MATMULS = {"matmul", "dot", "vdot", "inner", "einsum", "tensordot", "multi_dot", "mm", "bmm", "mv", "linear",
+            "__matmul__", "__rmatmul__"}
+_USES_MATMUL = ("your Z is right, but your function uses {what}: the exercise builds the product without @, "
+                "from dot products written as loops, so that you see (and count) every multiply and add a "
+                "matmul does. Fill Z[t, j] with a sum over i of X[t, i] * W[i, j].")
+
+
+class _Watched(np.ndarray):
+    """An array that notes the matrix products numpy runs on it (`@`, np.dot, np.einsum, ...)."""
+
+    seen = []
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc.__name__ in _MATMULS:
+            _Watched.seen.append(ufunc.__name__)
+        plain_inputs = [a.view(np.ndarray) if isinstance(a, _Watched) else a for a in inputs]
+        return getattr(ufunc, method)(*plain_inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func.__name__ in _MATMULS:
+            _Watched.seen.append(func.__name__)
+        return super().__array_function__(func, types, args, kwargs)
+
+
+def _named_products(code):
+    """The matrix products the code object (and the functions inside it) writes: `@`, or a name in _MATMULS."""
+    found = {name for name in code.co_names if name in _MATMULS}
+    for op in dis.get_instructions(code):
+        if op.opname in ("BINARY_MATRIX_MULTIPLY", "INPLACE_MATRIX_MULTIPLY") or (
+                op.opname == "BINARY_OP" and op.argrepr in ("@", "@=")):
+            found.add("@")
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            found |= _named_products(const)
+    return found
+
+
+def _matmul_used(fn, cases):
+    """The matrix products fn runs on the cases' arrays or writes in its code, as a phrase; None when none."""
+    _Watched.seen = []
+    for X, W in cases:
+        attempt(fn, X.copy().view(_Watched), W.copy().view(_Watched), copies=False)
+    code = getattr(fn, "__code__", None)
+    used = set(_Watched.seen) | (_named_products(code) if code is not None else set())
+    _Watched.seen = []
+    if not used:
+        return None
+    return ", ".join(sorted({"@" if u in ("@", "matmul", "__matmul__", "__rmatmul__") else "np." + u for u in used}))
+
+
+@dataclass(frozen=True)
+class _NoMatmulCheck(Check):
+    """Exercise 2's check: Z and the FLOP count right, and no matrix product used to get them."""
+
+    def _judge(self, answer):
+        fb = super()._judge(answer)
+        if fb.status != "correct":
+            return fb
+        used = _matmul_used(answer, self.cases)
+        return wrong(self.exercise, say(_USES_MATMUL, what=used)) if used else fb
+
 
 _Z = arrays(atol=1e-9, rtol=1e-9)
 
@@ -101,7 +200,7 @@ _SQUARE = (_rng.normal(size=(3, 4)), _rng.normal(size=(4, 4)))      # a square W
 _WIDE = (_rng.normal(size=(5, 3)), _rng.normal(size=(3, 7)))        # T, d and m all differ
 _ONE_TOKEN = (_rng.normal(size=(1, 6)), _rng.normal(size=(6, 2)))
 
-check_matmul_by_dots = Check(
+check_matmul_by_dots = _NoMatmulCheck(
     "Exercise 2 (a matmul from dot products)",
     reference=_matmul_reference,
     cases=[_SQUARE, _WIDE, _ONE_TOKEN],
@@ -148,7 +247,7 @@ check_matmul_by_dots = Check(
 
 # Exercise 3 ----------------------------------------------------------------------------
 
-check_time_guess = Prediction(
+_time_prediction = Prediction(
     "Exercise 3 (time per token)",
     why="X @ W reads all of W once, however many tokens X holds, while each token's arithmetic stays "
         "2 FLOPs per weight. With one token the processor mostly waits for W's 2.4 million weights to "
@@ -160,6 +259,29 @@ check_time_guess = Prediction(
     variable="my_time_guess",
     answer="the answer is",
 )
+
+EX3 = "Exercise 3 (time per token)"
+_TIME_GUESSES = {
+    "stays about the same": "The arithmetic per token is indeed the same at every T (2 * d * m FLOPs), but it "
+                            "is not all the time takes: bringing W's weights in is paid once per product and "
+                            "shared by its T tokens, so each token's share of it shrinks as T grows.",
+    "grows": "No token's arithmetic gets harder as T grows (each still needs 2 * d * m FLOPs), and W is brought "
+             "in once for all T tokens, not once per token: nothing per token grows.",
+}
+
+
+@referee(EX3)
+def check_time_guess(guess, actual):
+    """Exercise 3: how the time per token changes with T; each wrong choice gets what it leaves out."""
+    fb = _time_prediction(guess, actual)
+    key = guess.strip().casefold() if isinstance(guess, str) else None
+    if fb.status != "wrong" or key not in _TIME_GUESSES or key == actual:
+        return fb
+    return wrong(EX3, say("{said} {named}", said=fb.message, named=say(_TIME_GUESSES[key])))
+
+
+check_time_guess.choices = _time_prediction.choices     # the choices, as the Prediction it wraps has them
+
 
 # Exercise 4 ----------------------------------------------------------------------------
 

@@ -54,7 +54,6 @@ def _numbers(d_model, expansion, activation):
     flops = 4 * d_model * d_ff                      # per token: two matmuls, 2 FLOPs per multiply-add
     h = np.sort(_hidden(d_model, d_ff))
     a = activations.get(activation)(h)
-    zero, negative = np.mean(a == 0), np.mean(a < 0)
     shown = np.unique(np.linspace(0, d_ff - 1, SHOWN).astype(int))
     return {
         "widths": [d_model, d_ff, d_ff, d_model],
@@ -62,7 +61,7 @@ def _numbers(d_model, expansion, activation):
         "left_title": f"d_ff = {expansion} x {d_model} = {d_ff:,}\n"
                       f"{params:,} parameters, {flops:,} FLOPs per token",
         "x": shown / (d_ff - 1), "before": h[shown], "after": a[shown],
-        "right_title": f"One token's hidden layer: {zero:.0%} exactly 0, {negative:.0%} negative",
+        "right_title": f"One token's {d_ff:,} hidden numbers, sorted: before and after {activation}",
     }
 
 
