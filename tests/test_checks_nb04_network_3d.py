@@ -115,7 +115,7 @@ def test_off_share_prediction():
     assert fb and "you predicted 0.50, the run gives 0.50" in fb.message
     fb = checks.check_off_share(0.1, 1543 / 3072)
     assert not fb and "about half of the units" in fb.message and "10% rule" in fb.message
-    assert "write a number" in checks.check_off_share("half", 0.5).message
+    assert "not a number" in checks.check_off_share("half", 0.5).message
     assert checks.check_off_share(0.45, 1543 / 3072), "a guess within 20% of the share is right"
 
 

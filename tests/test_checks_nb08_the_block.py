@@ -246,5 +246,5 @@ def test_stream_prediction():
     assert not fb and "the stream itself is never normalised" in fb.message and "right triangle" in fb.message
     fb = checks.check_stream_guess(16.0, 11.2)                     # wrong, but neither of the two named
     assert not fb and fb.message.startswith("you predicted 16.0"), fb.message
-    assert "write a number" in checks.check_stream_guess("grows", 11.2).message
+    assert "not a number" in checks.check_stream_guess("grows", 11.2).message
     assert "NaN" in checks.check_stream_guess(float("nan"), 11.2).message

@@ -19,7 +19,7 @@ def test_layer_ratio_prediction():
     assert fb and "you predicted 4.03, the bytes give 4.03" in fb.message
     assert checks.check_layer_ratio(4.5, right), "within 30% of the bytes' ratio is right"
     assert checks.check_layer_ratio(1.0, LAYER / GPU_FFN), "on a GPU the two hold about the same weights"
-    assert "write a number" in checks.check_layer_ratio("4x", right).message
+    assert "not a number" in checks.check_layer_ratio("4x", right).message
 
 
 @pytest.mark.parametrize("guess, words", [
