@@ -45,7 +45,8 @@ check_relu_guess = NamedPrediction(
 
 def _mlp(d_model, d_ff, activation, seed):
     g = torch.Generator().manual_seed(seed)
-    mlp = FFN(d_model, d_ff, activation=activation).double()
+    with torch.random.fork_rng(devices=[]):   # nn.Linear's default init draws from the global generator:
+        mlp = FFN(d_model, d_ff, activation=activation).double()   # leave the learner's untouched
     with torch.no_grad():
         for p in mlp.parameters():
             p.copy_(torch.randn(p.shape, generator=g, dtype=p.dtype) * 0.5)
