@@ -314,7 +314,7 @@ RING_MISTAKES = [
     (lambda b, send: ring(b, send, count=lambda d: d.numel()), "counts numbers, not bytes"),
     (lambda b, send: ring(b, send, count=lambda d: d.numel() * d.element_size() * len(b)),
      "a whole buffer for each send"),
-    (lambda b, send: (ring(b, send)[0], [48] * len(b)), "sent says [48, 48, 48] bytes"),
+    (lambda b, send: (ring(b, send)[0], [48] * len(b)), "says the workers sent [48, 48, 48] bytes; a ring sends"),
 ]
 
 

@@ -81,8 +81,8 @@ def check_layer_ratio(guess, bytes_ratio, ffn=(2, 2048, 8192)):
                         "{ffn_d_ff}); work each one out to two digits.")
         else:
             return feedback
-    return wrong(LAYER_RATIO, say("you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: {sentence} {why}",
-                                  sentence=say(sentence, **names), why=why, **said))
+    return wrong(LAYER_RATIO, say("you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: {sentence}",
+                                  sentence=say("{} {}", say(sentence, **names), why), **said))
 
 
 # ---- Exercise 2: bytes per decode step from a config ----------------------------------------

@@ -525,8 +525,6 @@ _SENT_NUMBERS = ("the ring is right, but sent counts numbers, not bytes: add chu
                  "for each send.")
 _SENT_WHOLE = ("the ring is right, but you counted a whole buffer for each send; a send carries one chunk, "
                "buffer / N.")
-_SENT_FORMULA = ("the ring is right, but sent says {sent} bytes where your sends carried {want}: count what each "
-                 "worker sends, chunk by chunk.")
 
 
 def _sent_problem(sent, ring, buffers):
@@ -541,8 +539,8 @@ def _sent_problem(sent, ring, buffers):
         return say(_SENT_NUMBERS)
     if sent == [w * n for w in want]:
         return say(_SENT_WHOLE)
-    return say(_SENT_FORMULA, sent=str([int(v) if v.is_integer() else v for v in sent]),
-               want=str([int(w) for w in want]))
+    return say("says the workers sent {sent} bytes; a ring sends {want}",
+               sent=str([int(v) if v.is_integer() else v for v in sent]), want=str([int(w) for w in want]))
 
 
 RING_CASES = (3, 4, 2)   # 3 first: with 2 workers several mistakes send the same traffic
@@ -569,6 +567,8 @@ def check_ring_all_reduce(ring_all_reduce):
         if problem is not None:
             return wrong(EX3, say("{call}: " + _RESULTS, call=call, problem=problem))
         problem = _sent_problem(sent, ring, buffers)
+        if problem is not None and problem.startswith("says"):
+            return wrong(EX3, say("{call} {problem}.", call=call, problem=problem))
         if problem is not None:
             return wrong(EX3, say("{call}: {problem}", call=call, problem=problem))
     return correct(EX3, say("every chunk went round the ring: N - 1 reduce-scatter steps, each adding one worker's "
