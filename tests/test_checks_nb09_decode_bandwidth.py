@@ -29,13 +29,13 @@ def test_layer_ratio_prediction():
 LAYER_MODELS = [
     (3 * 4096 / (2 * 2048), "that leaves d_ff out"),                            # 3.0, the reviews' guess
     (4096 / 2048, "that is d_model's ratio alone (4096 / 2048)"),                # 2.0, not a dtype mistake
-    (4096 * 11008 / (2048 * 8192), "that compares one matrix with one"),         # 2.69: two matrices each
+    (4096 * 11008 / (2048 * 8192), "that counts two matrices of 4096 x 11008"),         # 2.69: two matrices each
     (3 / 2, "that counts matrices only"),
-    (11008 / 8192, "that is d_ff's ratio alone"),
+    (11008 / 8192, "that counts one of the layer's three matrices"),
     (3 * 11008 / (2 * 8192), "that leaves d_model out"),
     (LAYER / (2048 * 8192), "that is twice the bytes' ratio"),                  # the FFN as one matrix
     (CPU_FFN / LAYER, "the question asks the layer's over the FFN's"),          # upside down
-    (LAYER * 4 / (CPU_FFN * 2), "twice the FFN's bytes per weight"),           # float32 layer, bfloat16 FFN
+    (LAYER * 4 / (CPU_FFN * 2), "twice the FFN's bytes per weight: the layer and the FFN use the same dtype"),           # float32 layer, bfloat16 FFN
     (LAYER * 2 / (CPU_FFN * 4), "half the FFN's bytes per weight"),
     (3.5, "close, but not within 10%"),
     (4.6, "close, but not within 10%"),

@@ -33,20 +33,19 @@ _LAYER_MODELS = [
      "that is d_model's ratio alone ({d_model} / {ffn_d_model}): a matrix holds d_model x d_ff weights, and the "
      "layer has {matrices} matrices against the FFN's {ffn_matrices}."),
     (lambda m, d, f, fm, fd, ff: (d * f) / (fd * ff),
-     "that compares one matrix with one: the layer reads {matrices} of them (gate_proj, up_proj, down_proj), "
-     "the FFN {ffn_matrices}."),
+     "that counts two matrices of 4096 x 11008: Llama's MLP has three (gate_proj, up_proj, down_proj)."),
     (lambda m, d, f, fm, fd, ff: m / fm,
      "that counts matrices only; each also grows with d_model and d_ff."),
     (lambda m, d, f, fm, fd, ff: f / ff,
-     "that is d_ff's ratio alone ({d_ff} / {ffn_d_ff}): d_model and the number of matrices grow too."),
+     "that counts one of the layer's three matrices: gate_proj, up_proj and down_proj are all read."),
     (lambda m, d, f, fm, fd, ff: (m * f) / (fm * ff),
      "that leaves d_model out (the layer's 4096 against the FFN's {ffn_d_model} doubles each matrix), or gives the "
-     "layer half the FFN's bytes per weight: both use the same dtype, so the bytes per weight cancel."),
+     "layer half the FFN's bytes per weight:"),
     (lambda m, d, f, fm, fd, ff: m * d * f / (fd * ff),
      "that is twice the bytes' ratio: it compares the layer's {matrices} matrices with one of the FFN's (the FFN "
-     "reads {ffn_matrices}, up and down), or gives the layer twice the FFN's bytes per weight: both use the same "
-     "dtype, so the bytes per weight cancel."),
+     "reads {ffn_matrices}, up and down), or gives the layer twice the FFN's bytes per weight:"),
 ]
+_SAME_DTYPE = say("the layer and the FFN use the same dtype: their bytes per weight cancel.")
 _LAYER_NEAR = 0.05   # a guess within 5% of a model's value is that model (rounding moves it by a few %)
 
 
@@ -82,7 +81,8 @@ def check_layer_ratio(guess, bytes_ratio, ffn=(2, 2048, 8192)):
         else:
             return feedback
     return wrong(LAYER_RATIO, say("you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: {sentence}",
-                                  sentence=say("{} {}", say(sentence, **names), why), **said))
+                                  sentence=say("{} {}", say(sentence, **names), _SAME_DTYPE if sentence.endswith(":")
+                                               else why), **said))
 
 
 # ---- Exercise 2: bytes per decode step from a config ----------------------------------------

@@ -19,7 +19,7 @@ from helpers.checks.compare import arrays
 from helpers.checks.core import attempt, correct, outcome, referee, shape_str, wrong
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.runner import Check, Mistake
-from helpers.checks.show import one_line, say
+from helpers.checks.show import call_str, one_line, say
 from helpers.checks.state import seeded
 from helpers.gated import GatedMLP
 
@@ -401,7 +401,7 @@ _GATHER_AGAIN = ("worker {rank} sent the finished chunk {c} to worker {dst}, whi
                  "takes N - 1 steps, after which every worker holds every finished chunk.")
 _REDUCE_SHORT = ("chunk {c} went through {got} reduce-scatter steps; it needs N - 1 = {need}, one per worker it "
                  "collects from, before it is finished.")
-_NO_GATHER = ("each chunk is finished at one worker only: that is the end of the reduce-scatter. Now the "
+_NO_GATHER = ("each worker holds the full sum in one chunk only: that is the end of the reduce-scatter. Now the "
               "all-gather: N - 1 more steps that pass the finished chunks around the ring.")
 _GATHER_SHORT = ("the finished chunk {c} reached {got} of the {n} workers: the all-gather needs N - 1 steps, each "
                  "passing it one worker further.")
@@ -410,14 +410,26 @@ _UNBALANCED = ("worker {rank} sent {got} chunks, worker {other} {other_got}: in 
                "(r - s) % N).")
 
 
-def _traffic_problem(ring, buffers):
-    """None when the recorded sends are a ring all-reduce's, else the sentence that names the first mistake."""
+_WHOLE_TO_ALL = ("the sums are right, but each worker sends its whole buffer to each of the N - 1 others: that is "
+                 "not a ring. A ring sends one chunk (buffer / N) per step, in 2 (N - 1) steps.")
+_RING_BYTES_WRONG_SUMS = ("the byte counts are a ring's, but the sums are not right: a chunk was passed on before it was "
+                          "complete. In reduce-scatter step s worker r sends chunk (r - s) % N, which holds s + 1 "
+                          "buffers' worth; in all-gather step s it passes on the finished chunk it holds, "
+                          "(r + 1 - s) % N.")
+
+
+def _traffic_problem(ring, buffers, sums_right=False, ring_bytes=False):
+    """None when the recorded sends are a ring all-reduce's, else the sentence that names the first mistake.
+
+    sums_right: the learner's results are the sums; ring_bytes: its sent counts are a ring's (both only choose
+    between two sentences for the same mistake).
+    """
     n, numel = len(buffers), buffers.parts[0][0].numel()
     if not ring.sends:
         return say(_NEVER_SENT)
     for rank, c, data in ring.sends:
         if data.numel() == buffers[0].numel() and n > 1:
-            return say(_WHOLE, rank=rank, numel=numel)
+            return say(_WHOLE_TO_ALL) if sums_right else say(_WHOLE, rank=rank, numel=numel)
         if data.numel() != buffers.parts[0][c].numel():
             return say(_SIZE, rank=rank, got=data.numel(), c=c, numel=numel)
     per_chunk = {c: [] for c in range(n)}
@@ -452,6 +464,8 @@ def _traffic_problem(ring, buffers):
             held = {r for r, v in enumerate(shares) if v}
             if len(held) < n:                                         # a partial chunk: the reduce-scatter
                 if holders or step >= n - 1:
+                    if ring_bytes and not sums_right:
+                        return say(_RING_BYTES_WRONG_SUMS)
                     return say(_GATHER_UNFINISHED, rank=rank, c=c, shares=str(sorted(held)))
                 if reduce:
                     last = reduce[-1][0]
@@ -519,7 +533,7 @@ def _sums_problem(results, buffers):
 
 _RESULTS = ("your sends are a ring's, but {problem}: after the all-gather every worker's chunks are finished; "
             "return results[r] = torch.cat(chunks[r]), built from what send handed each worker.")
-_SENT_HALF = ("the ring is right, but you counted the bytes of the reduce-scatter only; the all-gather sends as "
+_SENT_HALF = ("the sums are right, but you counted the bytes of the reduce-scatter only; the all-gather sends as "
               "many again.")
 _SENT_NUMBERS = ("the ring is right, but sent counts numbers, not bytes: add chunk.numel() * chunk.element_size() "
                  "for each send.")
@@ -551,7 +565,7 @@ def check_ring_all_reduce(ring_all_reduce):
     """Exercise 3: ring_all_reduce(buffers, send) -> (results, sent), its traffic read send by send."""
     for i, n in enumerate(RING_CASES):
         buffers, ring = _buffers(n), Ring(n)
-        call = say("ring_all_reduce({buffers}, send)", buffers=repr(buffers))
+        call = call_str("ring_all_reduce", (buffers, ring))
         got = attempt(ring_all_reduce, Buffers(t.clone() for t in buffers), ring, copies=False)
         early = outcome(EX3, call, got, first=i == 0)
         if early is not None:
@@ -560,7 +574,9 @@ def check_ring_all_reduce(ring_all_reduce):
         if isinstance(parts, str):
             return wrong(EX3, say("{call} {problem}.", call=call, problem=parts))
         results, sent = parts
-        problem = _traffic_problem(ring, buffers)
+        formula = [float(tensor_parallel.ring_bytes(buffers.nbytes, n))] * n
+        problem = _traffic_problem(ring, buffers, sums_right=_sums_problem(results, buffers) is None,
+                                   ring_bytes=sent == formula)
         if problem is not None:
             return wrong(EX3, say("{call}: {problem}", call=call, problem=problem))
         problem = _sums_problem(results, buffers)
