@@ -137,6 +137,72 @@ def test_attention_mistakes_are_named():
         assert words in fb.message, (words, fb.message)
 
 
+def make_attention_variant(variant):
+    """A learner's attention with one typical mistake (named by `variant`) in an otherwise right forward."""
+    class SelfAttention(nn.Module):
+        def __init__(self, d_model, n_head):
+            super().__init__()
+            self.n_head = n_head
+            self.c_attn = nn.Linear(d_model, 3 * d_model)
+            self.c_proj = nn.Linear(d_model, d_model)
+
+        def forward(self, x):
+            B, T, C = x.shape
+            nh, hs = self.n_head, C // self.n_head
+            batch = x[:1] if variant in ("x[0] for all", "one sequence") else x
+            b = batch.shape[0]
+            q, k, v = self.c_attn(batch).split(C, dim=2)
+            if variant.startswith("order "):
+                q, k, v = {"kqv": (k, q, v), "qvk": (q, v, k), "vkq": (v, k, q), "kvq": (k, v, q),
+                           "vqk": (v, q, k)}[variant[6:]]
+            if variant == "interleaved":
+                q, k, v = (t.view(b, T, hs, nh).permute(0, 3, 1, 2) for t in (q, k, v))
+            elif variant == "transpose(0, 2)":
+                q, k, v = (t.view(b, T, nh, hs).transpose(0, 2) for t in (q, k, v))
+            else:
+                q, k, v = (t.view(b, T, nh, hs).transpose(1, 2) for t in (q, k, v))
+            scale = {"/ d_head": 1 / hs, "/ d_model": 1 / C}.get(variant, 1 / math.sqrt(hs))
+            scores = q @ k.transpose(-2, -1) * scale
+            future = torch.ones(scores.shape[-1], scores.shape[-1], dtype=torch.bool).triu(1)
+            weights = torch.softmax(scores.masked_fill(future, float("-inf")),
+                                    dim={"softmax over heads": 1, "softmax over batch": 0}.get(variant, -1))
+            y = weights @ v
+            y = y.transpose(0, 2) if variant == "transpose(0, 2)" else \
+                y.permute(0, 2, 3, 1) if variant == "interleaved" else y.transpose(1, 2)
+            out = self.c_proj(y.reshape(b, T, C))
+            if variant == "x[0] for all":
+                return out.expand(B, T, C)
+            return out[0] if variant == "one sequence" else out
+
+    return SelfAttention
+
+
+VARIANTS = [
+    ("/ d_head", "divided the scores by d_head, not by its square root"),
+    ("/ d_model", "you divided the scores by d_model"),
+    *[("order " + order, "you unpacked c_attn's output in another order") for order in ("kqv", "qvk", "vkq",
+                                                                                          "kvq", "vqk")],
+    ("interleaved", "your heads take every n_head-th number"),
+    ("transpose(0, 2)", "you swapped dimensions 0 and 2"),
+    ("softmax over heads", "your softmax runs over the heads (dim=1)"),
+    ("softmax over batch", "your softmax runs over the batch (dim=0)"),
+    ("x[0] for all", "every sequence got the first sequence's output"),
+    ("one sequence", "your module returns the output of one sequence"),
+]
+
+
+@pytest.mark.parametrize(("variant", "words"), VARIANTS, ids=[v for v, _ in VARIANTS])
+def test_more_attention_mistakes_are_named(variant, words):
+    fb = checks.check_attention(make_attention_variant(variant))
+    assert not fb and fb.status == "wrong", variant
+    assert words in fb.message, (variant, fb.message)
+    assert "masked after the softmax" not in fb.message, "a softmax over heads is not a mask after the softmax"
+
+
+def test_the_variant_factory_is_right_without_a_mistake():
+    assert checks.check_attention(make_attention_variant("right"))
+
+
 def solution_window(T, window):
     i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
     return (j <= i) & (j > i - window)

@@ -182,7 +182,7 @@ def test_gpt2s_block_is_not_llamas():
 
 
 def make_stack(block=None, shared=False, final_norm=True, norm_each=False, first_only=False, same_input=False,
-               list_name="layers"):
+               list_name="layers", order=lambda layers: list(layers), norm_before_last=False):
     block = block or make_block()
 
     class MyLlamaStack(nn.Module):
@@ -196,7 +196,12 @@ def make_stack(block=None, shared=False, final_norm=True, norm_each=False, first
 
         def forward(self, x):
             h = x
-            for layer in getattr(self, list_name):
+            layers = order(getattr(self, list_name))
+            if norm_before_last:
+                for layer in layers[:-1]:
+                    h = layer(h)
+                return layers[-1](self.norm(h))
+            for layer in layers:
                 h = layer(x if same_input else h)
                 if norm_each:
                     h = self.norm(h)
@@ -220,6 +225,9 @@ STACK_MISTAKES = [
     (make_stack(norm_each=True), "after every layer"),
     (make_stack(first_only=True), "only the first layer ran"),
     (make_stack(same_input=True), "each layer read the stack's input"),
+    (make_stack(order=lambda layers: list(layers)[::-1]), "your layers ran last to first"),
+    (make_stack(order=lambda layers: [*layers, layers[-1]]), "the last layer ran twice"),
+    (make_stack(norm_before_last=True), "the final norm comes before the last layer"),
     (make_stack(list_name="blocks"), "your list of blocks is called blocks; LlamaModel calls it layers"),
     (make_stack(list_name="stack"), "parameters do not match: it has no layers.0.input_layernorm.weight"),
 ]
@@ -236,15 +244,73 @@ def test_mistakes_are_named(exercise, cls, words):
     assert words in fb.message, (words, fb.message)
 
 
+def _run_lengths():
+    """notebook 08's stack of 24 pre-LN blocks, measured as its section 4 does (the exercise's lengths)."""
+    import math as _math
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        stack = [Block(32, 4).double() for _ in range(24)]
+    x = torch.randn(1, 8, 32, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    lengths = {"stream": [x.norm(dim=-1).mean().item()], "attn": [], "mlp": []}
+    with torch.no_grad():
+        for b in stack:
+            a = b.attn(b.ln_1(x))
+            x = x + a
+            m = b.mlp(b.ln_2(x))
+            x = x + m
+            lengths["attn"].append(a.norm(dim=-1).mean().item())
+            lengths["mlp"].append(m.norm(dim=-1).mean().item())
+            lengths["stream"].append(x.norm(dim=-1).mean().item())
+    assert _math.isclose(lengths["stream"][-1], 11.17, abs_tol=0.01)   # the notebook's run
+    return lengths
+
+
+LENGTHS = _run_lengths()
+STREAM_NAMED = [
+    ("in a line", "You added the lengths in a line"),
+    ("one update per block", "You counted 24 updates, one per block"),
+    ("input left out", "You added up the updates' squares but left out"),
+    ("block 1's updates", "You gave every block block 1's updates"),
+    ("input in a line", "You combined the updates at right angles but added"),
+    ("lengths not squared", "You added the updates' lengths under the square root"),
+]
+
+
+def test_stream_prediction_accepts_the_right_model():
+    right = checks.stream_models(LENGTHS)["right angles"]
+    for guess in (right, round(right, 1), 11.2, 10.6):
+        fb = checks.check_stream_guess(guess, LENGTHS)
+        assert fb and "right triangle" in fb.message, fb
+
+
+@pytest.mark.parametrize(("model", "words"), STREAM_NAMED)
+def test_each_wrong_stream_model_is_rejected_and_named(model, words):
+    value = checks.stream_models(LENGTHS)[model]
+    for guess in (value, round(value, 1)):
+        fb = checks.check_stream_guess(guess, LENGTHS)
+        assert not fb, (model, guess, "is accepted")
+        assert fb.message.startswith(words) and "you predicted" in fb.message, (model, fb.message)
+
+
+def test_the_reviews_wrong_guesses_are_rejected_and_named():
+    for guess in (8.5, 8.9, 9.0):                     # three wrong models the 25% tolerance let through
+        fb = checks.check_stream_guess(guess, LENGTHS)
+        assert not fb and fb.message.split(" you predicted")[0].endswith("."), fb.message
+        assert not fb.message.startswith("you predicted"), fb.message
+
+
 def test_stream_prediction():
-    fb = checks.check_stream_guess(10.6, 11.2)
+    fb = checks.check_stream_guess(10.6, 11.2)                     # a bare answer still works
     assert fb and "right triangle" in fb.message
-    fb = checks.check_stream_guess(68.0, 11.2)
+    fb = checks.check_stream_guess(68.0, LENGTHS)
     assert not fb and "you predicted 68.0, the run gives 11.2" in fb.message
     assert fb.message.startswith("You added the lengths in a line"), fb.message
-    fb = checks.check_stream_guess(5.6, 11.2)
+    fb = checks.check_stream_guess(5.6, LENGTHS)
     assert not fb and "the stream itself is never normalised" in fb.message and "right triangle" in fb.message
-    fb = checks.check_stream_guess(16.0, 11.2)                     # wrong, but neither of the two named
-    assert not fb and fb.message.startswith("you predicted 16.0"), fb.message
-    assert "not a number" in checks.check_stream_guess("grows", 11.2).message
-    assert "NaN" in checks.check_stream_guess(float("nan"), 11.2).message
+    fb = checks.check_stream_guess(0.9, LENGTHS)
+    assert not fb and fb.message.startswith("That is about one update's length"), fb.message
+    fb = checks.check_stream_guess(20.0, LENGTHS)                   # wrong, but no model of the list
+    assert not fb and fb.message.startswith("you predicted 20.0"), fb.message
+    assert "not a number" in checks.check_stream_guess("grows", LENGTHS).message
+    assert "NaN" in checks.check_stream_guess(float("nan"), LENGTHS).message

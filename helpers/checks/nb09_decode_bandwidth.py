@@ -19,34 +19,70 @@ from helpers.config_params import count_params, load_config
 # ---- Exercise 1: predict a 7B layer ----------------------------------------------------------
 
 LAYER_RATIO = "Exercise 1 (predict a 7B layer)"
-# (the wrong ratio as a multiple of the right one, what it comes from)
-LAYER_MISTAKES = [
-    (2 / 3, say("that counts two matrices of 4096 x 11008: Llama's MLP has three (gate_proj, up_proj, down_proj).")),
-    (1 / 3, say("that counts one of the layer's three matrices: gate_proj, up_proj and down_proj are all read.")),
-    (2.0, say("the layer and the FFN use the same dtype: their bytes per weight cancel.")),
-    (0.5, say("the layer and the FFN use the same dtype: their bytes per weight cancel.")),
+LAYER = (3, 4096, 11008)          # Llama-2-7B's MLP: gate_proj, up_proj, down_proj, each 4096 x 11008
+# The ratio is a product of three factors (matrices, d_model, d_ff); a learner who rounds 11008 / 8192 to 1.3
+# or 1.4 lands within 4%. 10% keeps that and rejects the models that leave a factor out: the nearest, d_ff left
+# out, is 26% low.
+LAYER_REL = 0.1
+
+# What each wrong model computes, from the layer's (matrices, d_model, d_ff) and the FFN's, and what it left out.
+_LAYER_MODELS = [
+    (lambda m, d, f, fm, fd, ff: (m * d) / (fm * fd),
+     "that leaves d_ff out: the layer's 11008 hidden units against the FFN's {ffn_d_ff} make the ratio larger too."),
+    (lambda m, d, f, fm, fd, ff: d / fd,
+     "that is d_model's ratio alone ({d_model} / {ffn_d_model}): a matrix holds d_model x d_ff weights, and the "
+     "layer has {matrices} matrices against the FFN's {ffn_matrices}."),
+    (lambda m, d, f, fm, fd, ff: (d * f) / (fd * ff),
+     "that counts two matrices of 4096 x 11008: Llama's MLP has three (gate_proj, up_proj, down_proj)."),
+    (lambda m, d, f, fm, fd, ff: m / fm,
+     "that counts matrices only; each also grows with d_model and d_ff."),
+    (lambda m, d, f, fm, fd, ff: f / ff,
+     "that counts one of the layer's three matrices: gate_proj, up_proj and down_proj are all read."),
+    (lambda m, d, f, fm, fd, ff: (m * f) / (fm * ff),
+     "that leaves d_model out (the layer's 4096 against the FFN's {ffn_d_model} doubles each matrix), or gives the "
+     "layer half the FFN's bytes per weight:"),
+    (lambda m, d, f, fm, fd, ff: m * d * f / (fd * ff),
+     "that is twice the bytes' ratio: it compares the layer's {matrices} matrices with one of the FFN's (the FFN "
+     "reads {ffn_matrices}, up and down), or gives the layer twice the FFN's bytes per weight:"),
 ]
+_SAME_DTYPE = say("the layer and the FFN use the same dtype: their bytes per weight cancel.")
+_LAYER_NEAR = 0.05   # a guess within 5% of a model's value is that model (rounding moves it by a few %)
 
 
-def check_layer_ratio(guess, bytes_ratio):
-    """Exercise 1: the learner's guess against the bytes' ratio (the layer's weights / the FFN's)."""
+def check_layer_ratio(guess, bytes_ratio, ffn=(2, 2048, 8192)):
+    """Exercise 1: the learner's guess against the bytes' ratio (the layer's weights / the FFN's).
+
+    ffn: the FFN's (matrices, d_model, d_ff), so that each wrong model's ratio can be computed and named.
+    """
     why = say("A decode step's time is its bytes over the bandwidth: the layer's three 4096 x 11008 matrices "
               "hold {bytes_ratio:.2f}x the weights of the FFN, in the same dtype, and both come from memory at "
               "about the same rate, so the timing above lands near {bytes_ratio:.2f} too, within the "
               "machine's noise.", bytes_ratio=bytes_ratio)
-    feedback = Prediction(LAYER_RATIO, why=why, rel=0.3, variable="my_ratio_guess", fmt="{:.2f}",
+    feedback = Prediction(LAYER_RATIO, why=why, rel=LAYER_REL, variable="my_ratio_guess", fmt="{:.2f}",
                           answer="the bytes give")(guess, bytes_ratio)
-    if feedback.status != "wrong" or isinstance(guess, bool) or not isinstance(guess, (int, float)):
+    if feedback.status != "wrong" or isinstance(guess, bool) or not isinstance(guess, (int, float)) \
+            or not math.isfinite(guess):
         return feedback
-    if math.isclose(guess, 1 / bytes_ratio, rel_tol=0.05):
+    said = {"guess": guess, "bytes_ratio": bytes_ratio}
+    if math.isclose(guess, 1 / bytes_ratio, rel_tol=_LAYER_NEAR):
         return wrong(LAYER_RATIO, say("you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: that is the "
                                       "FFN's time over the layer's; the question asks the layer's over the FFN's.",
-                                      guess=guess, bytes_ratio=bytes_ratio))
-    for factor, sentence in LAYER_MISTAKES:
-        if math.isclose(guess, factor * bytes_ratio, rel_tol=0.05):
-            return wrong(LAYER_RATIO, say("you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: {sentence}",
-                                          guess=guess, bytes_ratio=bytes_ratio, sentence=sentence))
-    return feedback
+                                      **said))
+    sizes = (*LAYER, *ffn)
+    names = {"matrices": LAYER[0], "d_model": LAYER[1], "d_ff": LAYER[2], "ffn_matrices": ffn[0],
+             "ffn_d_model": ffn[1], "ffn_d_ff": ffn[2]}
+    values = [(model(*sizes), sentence) for model, sentence in _LAYER_MODELS]
+    value, sentence = min(values, key=lambda item: abs(guess - item[0]) / item[0])
+    if not math.isclose(guess, value, rel_tol=_LAYER_NEAR) or math.isclose(value, bytes_ratio, rel_tol=LAYER_REL):
+        if abs(guess - bytes_ratio) <= 0.3 * bytes_ratio:   # near, but no model of the list: a factor misread
+            sentence = ("close, but not within 10%: the ratio is the product of three ratios, the matrices "
+                        "({matrices} / {ffn_matrices}), d_model ({d_model} / {ffn_d_model}) and d_ff ({d_ff} / "
+                        "{ffn_d_ff}); work each one out to two digits.")
+        else:
+            return feedback
+    return wrong(LAYER_RATIO, say("you predicted {guess:.2f}, the bytes give {bytes_ratio:.2f}: {sentence}",
+                                  sentence=say("{} {}", say(sentence, **names), _SAME_DTYPE if sentence.endswith(":")
+                                               else why), **said))
 
 
 # ---- Exercise 2: bytes per decode step from a config ----------------------------------------
@@ -83,6 +119,12 @@ def _step_bytes(config, bytes_per_weight, *changes):
         "one_of_k_v": -per_layer * d * kv,
         "one_norm_per_layer": -per_layer * d,
         "one_vector_short": -d * bytes_per_weight,                         # the final norm or the row
+        "two_vectors_short": -2 * d * bytes_per_weight,                    # the final norm and the row
+        "one_layer": -(read["attention"] + read["mlp"] + read["norms"] - d * bytes_per_weight)
+                     * (b.n_layers - 1) // b.n_layers,                     # the layers' count not multiplied
+        "gpt2_d_ff": per_layer * 3 * d * (4 * d - b.d_ff),                 # GPT-2's d_ff = 4 d_model
+        "kv_head_dim": per_layer * 2 * d * (b.n_heads * d // b.n_kv_heads - q)   # head_dim from the kv heads:
+                       + per_layer * 2 * d * (d - kv),                     # every head and kv width grows
     }
     return sum(read.values()) + sum(delta[change] for change in changes)
 
@@ -101,8 +143,9 @@ check_decode_bytes = Check(
     "Exercise 2 (bytes per decode step)",
     reference=lambda config, bytes_per_weight: sum(
         bandwidth.decode_weight_bytes(count_params(config), bytes_per_weight).values()),
-    # Llama-3-8B first: with grouped-query attention a missing W_K and a missing W_O differ in size.
-    cases=[(_config("llama-3-8b"), 2), (_config("llama-2-7b"), 2), (_config("tinyllama-1.1b"), 4)],
+    # TinyLlama first: with grouped-query attention a missing W_K and a missing W_O differ in size, and unlike
+    # Llama-3-8B, K and V as wide as Q and GPT-2's 4 x d_model MLP add different amounts.
+    cases=[(_config("tinyllama-1.1b"), 4), (_config("llama-3-8b"), 2), (_config("llama-2-7b"), 2)],
     compare=exact(),
     name="decode_bytes",
     mistakes=[
@@ -130,6 +173,18 @@ check_decode_bytes = Check(
                 "the MLP), hidden_size weights each.", answer=_like("one_norm_per_layer")),
         Mistake("{call} = {got}: almost; you are hidden_size weights short: the final RMSNorm, or the one "
                 "embedding row of the new token.", answer=_like("one_vector_short")),
+        Mistake("{call} = {got}: almost; you are 2 x hidden_size weights short: the final RMSNorm and the one "
+                "embedding row of the new token.", answer=_like("two_vectors_short")),
+        Mistake("{call} = {got}: that is one layer's weights plus the rest; multiply the layer by "
+                "num_hidden_layers.", answer=_like("one_layer")),
+        Mistake("{call} = {got}: your MLP is 4 x hidden_size wide, GPT-2's ratio; Llama's width is "
+                "intermediate_size, read from the config.", answer=_like("gpt2_d_ff")),
+        Mistake("{call} = {got}: your head_dim is hidden_size / num_key_value_heads; a head has hidden_size / "
+                "num_attention_heads numbers, and only the number of K and V heads shrinks.",
+                answer=_like("kv_head_dim")),
+        Mistake("{call} = {got}: that is the MLP's bytes alone; a decode step reads attention, the norms, the "
+                "unembedding and one embedding row too.",
+                answer=lambda config, bpw: bandwidth.decode_weight_bytes(count_params(config), bpw)["mlp"]),
     ],
     success=say("every matrix once, one embedding row, the unembedding whole: {summary}.",
                 summary=_llama2_7b_summary()),

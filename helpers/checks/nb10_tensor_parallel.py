@@ -7,6 +7,7 @@
 3. (stretch) A ring all-reduce by hand, with the bytes each worker sends.
 """
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -16,18 +17,55 @@ from helpers import tensor_parallel
 from helpers.checks import language
 from helpers.checks.compare import arrays
 from helpers.checks.core import attempt, correct, outcome, referee, shape_str, wrong
-from helpers.checks.runner import Check, Mistake, Prediction
-from helpers.checks.show import one_line, say
+from helpers.checks.guesses import NamedPrediction
+from helpers.checks.runner import Check, Mistake
+from helpers.checks.show import call_str, one_line, say
 from helpers.checks.state import seeded
 from helpers.gated import GatedMLP
 
-check_buffer_guess = Prediction(
+# The question's sizes: T = 8 tokens, d_model = 768, d_ff = 3072, float64, N = 2 workers.
+T_TOKENS, WIDTH, HIDDEN, N_WORKERS = 8, 768, 3072, 2
+
+
+def _is(times):
+    """A Mistake test: the guess is `times` the right number of bytes (exactly: the sizes are whole numbers)."""
+    return lambda guess, actual: math.isclose(guess, times * actual, rel_tol=1e-9)
+
+
+_BUFFER_MISTAKES = [
+    Mistake("Half of it: either you split the partial output over the 2 workers (each worker's partial output "
+            "has the full shape (T, d_model); what is split is the hidden units that made it), or you counted 4 "
+            "bytes a number (float64 takes 8).", when=_is(1 / N_WORKERS)),
+    Mistake("A quarter of it: you divided by 4 workers (this run has 2, and at any N the partial output keeps "
+            "its full shape (T, d_model)), or split it over the workers and counted float32's 4 bytes.",
+            when=_is(1 / 4)),
+    Mistake("An eighth of it: that counts numbers, not bytes (float64 takes 8 bytes a number), or the bytes of "
+            "one token's row alone (there are T = 8 tokens).", when=_is(1 / 8)),
+    Mistake("Twice it: that is the hidden activations of one worker, (T, d_ff / N), which never leave it, or "
+            "both workers' partial outputs together; each worker hands in its own (T, d_model).",
+            when=_is(HIDDEN / N_WORKERS / WIDTH)),
+    Mistake("Four times it: that is the whole hidden layer, (T, d_ff); a worker hands the all-reduce its partial "
+            "output after the down-projection, (T, d_model).", when=_is(HIDDEN / WIDTH)),
+    Mistake("Eight times it: that counts bits, not bytes.", when=_is(8)),
+    Mistake("That is the size of weights a worker holds; the all-reduce carries activations, the (T, d_model) "
+            "partial output, not weights.",
+            when=lambda guess, actual: guess >= WIDTH * HIDDEN / 4),
+    Mistake("A ring all-reduce of it would send 2 (N - 1) / N of the buffer per worker; the question asks the "
+            "size of the tensor handed in, which does not depend on N.",
+            when=lambda guess, actual: any(math.isclose(guess, 2 * (n - 1) / n * actual, rel_tol=1e-9)
+                                           for n in (3, 4, 8))),
+    Mistake("Close: a rounded size (48 KB, say). Write the exact number of bytes, T x d_model x 8.",
+            when=lambda guess, actual: math.isclose(guess, actual, rel_tol=0.03)),
+]
+
+check_buffer_guess = NamedPrediction(
     "Exercise 1 (predict the all-reduce's size)",
     why="Every worker adds up full-size partial outputs of shape (T, d_model): T x d_model x 8 bytes "
         "in float64, whatever N is. What shrinks with N is the weights each worker holds.",
     rel=0.0,
     variable="my_buffer_guess",
     fmt="{:,}",
+    mistakes=_BUFFER_MISTAKES,
 )
 
 # ---- Exercise 2: Llama's MLP over workers -------------------------------------------------
@@ -249,6 +287,9 @@ def check_llama_split(split_llama, llama_worker_forward):
 
 
 # ---- Exercise 3: a ring all-reduce ---------------------------------------------------------
+# The learner's ring_all_reduce(buffers, send) moves every chunk through `send`, which records it: the check
+# reads the traffic send by send (which worker sent which chunk, holding which workers' shares), then the
+# results, then the bytes the learner counted. An answer that skips the ring (sum(buffers)) sends nothing.
 
 EX3 = "Exercise 3 (a ring all-reduce)"
 
@@ -256,14 +297,15 @@ EX3 = "Exercise 3 (a ring all-reduce)"
 class Buffers(list):
     """The workers' buffers, one tensor each, shown in messages by their count and size.
 
-    It keeps its own copy of their sum and their size, which a function that changes the buffers
-    in place cannot touch.
+    It keeps its own copy of their sum, their chunks and their size, which a function that changes the
+    buffers in place cannot touch.
     """
 
     def __init__(self, tensors):
         super().__init__(tensors)
         self.total = sum(t.clone() for t in self)              # what every worker must end with
         self.nbytes = self[0].numel() * self[0].element_size()
+        self.parts = [[c.clone() for c in t.tensor_split(len(self))] for t in self]   # parts[r][c]
 
     def __repr__(self):
         return language.translate(say("[{n} buffers of {numel} numbers]", n=len(self), numel=self[0].numel()))
@@ -272,6 +314,193 @@ class Buffers(list):
 def _buffers(n_workers, numel=24):
     g = torch.Generator().manual_seed(n_workers)
     return Buffers(torch.randn(numel, generator=g, dtype=torch.float64) for _ in range(n_workers))
+
+
+class Ring:
+    """The wire of a ring: send(r, c, chunk) hands worker r's chunk c to worker (r + 1) % N.
+
+    It returns what the neighbour receives (a copy) and records every send, in order.
+    """
+
+    def __init__(self, n_workers):
+        self.n = n_workers
+        self.sends = []   # (sender, chunk index, the numbers sent)
+
+    def __call__(self, rank, chunk, data):
+        for name, value in (("rank", rank), ("chunk", chunk)):
+            if isinstance(value, torch.Tensor) and value.numel() == 1:
+                value = value.item()
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < self.n:
+                raise ValueError(say("send's {name} is {value}; expected a whole number from 0 to {last}, a "
+                                     "worker's rank or a chunk's index", name=name, value=one_line(value),
+                                     last=self.n - 1))
+        try:
+            data = torch.as_tensor(data).detach().clone()
+        except Exception as err:   # noqa: BLE001 - anything but numbers becomes the sentence below
+            raise ValueError(say("send's chunk is {kind}; expected a tensor, one chunk of a buffer",
+                                 kind=type(data).__name__)) from err
+        self.sends.append((int(rank), int(chunk), data))
+        return data.clone()
+
+    def __repr__(self):
+        return "send"
+
+    def __deepcopy__(self, memo):
+        return self   # the learner's function must use this very wire, so that the check sees the traffic
+
+
+def _shares(buffers, c, data):
+    """Whose chunk c the sent numbers hold, as a whole number per worker (2: that worker's share twice), or None."""
+    parts = torch.stack([buffers.parts[r][c] for r in range(len(buffers))], dim=1)   # (chunk numbers, N)
+    data = data.reshape(-1).to(torch.float64)
+    if data.numel() != parts.shape[0]:
+        return None
+    k = torch.linalg.lstsq(parts, data.unsqueeze(1)).solution.squeeze(1).round()
+    if (parts @ k - data).abs().max() > 1e-9 * (1 + data.abs().max()):
+        return None
+    return [int(v) for v in k]
+
+
+_NEVER_SENT = ("your function never called send: the sums may be right (sum(buffers) gives them), but no "
+               "worker passed anything to its neighbour. A ring moves every chunk with send(r, c, chunk), "
+               "worker r to worker (r + 1) % N, step by step.")
+_WHOLE = ("worker {rank} sent its whole buffer in one send; a ring sends one chunk per send, "
+          "buffer.tensor_split(N)[c], {numel} numbers here.")
+_SIZE = "worker {rank} sent {got} numbers as chunk {c}; a chunk here holds {numel} (buffer.tensor_split(N)[c])."
+_LABEL = ("worker {rank} sent chunk {other}'s numbers under the index {c}: pass the index of the chunk you send, "
+          "send(r, c, chunks[r][c]).")
+_NOT_A_SUM = ("worker {rank} sent numbers as chunk {c} that are no sum of the workers' chunk {c}: send chunks[r][c], "
+              "the chunk as it stands after what was added to it.")
+_OWN_TWICE = ("in step {step} worker {rank} sent chunk {c} holding its own share twice: the chunk it passes on "
+              "already holds its own share, so add only what it received, once.")
+_FINISHED_ADDED = ("chunk {c} reached worker {rank} finished and was added to its copy, which then held worker "
+                   "{rank}'s share twice: {why}")
+_TOO_MANY_STEPS = ("the reduce-scatter ran N steps: after N - 1 each chunk is finished at one worker, and one "
+                   "more step adds a finished chunk into a copy that holds its own share. Run N - 1 steps in "
+                   "each phase.")
+_STEP_COUNT = ("your ring ran {steps} steps (each worker sending once a step); a ring all-reduce takes 2 (N - 1) = "
+               "{want}: N - 1 of reduce-scatter, after which each chunk is finished at one worker, then N - 1 of "
+               "all-gather. A step more adds a finished chunk into a copy that holds its own share, or sends it "
+               "to a worker that has it; a step fewer leaves a chunk unfinished or a worker without it.")
+_GATHER_ADDS = ("in the all-gather the neighbour replaces its copy with the finished chunk; adding it counts "
+                "its own share twice.")
+_TWICE = ("worker {rank} sent chunk {c} holding some worker's share more than once (shares {shares}): each "
+          "chunk must add every worker's share exactly once.")
+_WRONG_INDEX = ("in reduce-scatter step {step} worker {rank} sent chunk {c}, but chunk {c} went to worker "
+                "{holder} in the step before: each step, a worker passes on the chunk it has just received and "
+                "added to ((r - s) % N in Hint 1's numbering), so every chunk travels round the ring.")
+_NOT_ADDED = ("in reduce-scatter step {step} worker {rank} passed on chunk {c} holding its own share alone: add "
+              "the chunk it received in the step before into its copy, then send the sum.")
+_NOT_GROWING = ("in reduce-scatter step {step} worker {rank} sent chunk {c} holding the shares of workers "
+                "{shares}; after {step} steps it should hold {expected}: add what you receive into your copy of "
+                "the same chunk.")
+_GATHER_UNFINISHED = ("in the all-gather worker {rank} sent chunk {c} before it was finished (it holds the shares "
+                      "of workers {shares}): each all-gather step passes on the finished chunk received in the step "
+                      "before ((r + 1 - s) % N in Hint 2's numbering).")
+_GATHER_AGAIN = ("worker {rank} sent the finished chunk {c} to worker {dst}, which already held it: the all-gather "
+                 "takes N - 1 steps, after which every worker holds every finished chunk.")
+_REDUCE_SHORT = ("chunk {c} went through {got} reduce-scatter steps; it needs N - 1 = {need}, one per worker it "
+                 "collects from, before it is finished.")
+_NO_GATHER = ("each worker holds the full sum in one chunk only: that is the end of the reduce-scatter. Now the "
+              "all-gather: N - 1 more steps that pass the finished chunks around the ring.")
+_GATHER_SHORT = ("the finished chunk {c} reached {got} of the {n} workers: the all-gather needs N - 1 steps, each "
+                 "passing it one worker further.")
+_UNBALANCED = ("worker {rank} sent {got} chunks, worker {other} {other_got}: in a ring every worker sends 2 (N - 1) "
+               "chunks, one each step. Start each chunk at a different worker (step s: worker r sends chunk "
+               "(r - s) % N).")
+
+
+_WHOLE_TO_ALL = ("the sums are right, but each worker sends its whole buffer to each of the N - 1 others: that is "
+                 "not a ring. A ring sends one chunk (buffer / N) per step, in 2 (N - 1) steps.")
+_RING_BYTES_WRONG_SUMS = ("the byte counts are a ring's, but the sums are not right: a chunk was passed on before it was "
+                          "complete. In reduce-scatter step s worker r sends chunk (r - s) % N, which holds s + 1 "
+                          "buffers' worth; in all-gather step s it passes on the finished chunk it holds, "
+                          "(r + 1 - s) % N.")
+
+
+def _traffic_problem(ring, buffers, sums_right=False, ring_bytes=False):
+    """None when the recorded sends are a ring all-reduce's, else the sentence that names the first mistake.
+
+    sums_right: the learner's results are the sums; ring_bytes: its sent counts are a ring's (both only choose
+    between two sentences for the same mistake).
+    """
+    n, numel = len(buffers), buffers.parts[0][0].numel()
+    if not ring.sends:
+        return say(_NEVER_SENT)
+    for rank, c, data in ring.sends:
+        if data.numel() == buffers[0].numel() and n > 1:
+            return say(_WHOLE_TO_ALL) if sums_right else say(_WHOLE, rank=rank, numel=numel)
+        if data.numel() != buffers.parts[0][c].numel():
+            return say(_SIZE, rank=rank, got=data.numel(), c=c, numel=numel)
+    per_chunk = {c: [] for c in range(n)}
+    for rank, c, data in ring.sends:
+        shares = _shares(buffers, c, data)
+        if shares is None:
+            other = next((o for o in range(n) if o != c and _shares(buffers, o, data) is not None), None)
+            return say(_LABEL, rank=rank, other=other, c=c) if other is not None else say(_NOT_A_SUM, rank=rank, c=c)
+        per_chunk[c].append((rank, shares))
+    total_sends = len(ring.sends)
+    steps = total_sends // n
+    in_steps = total_sends % n == 0 and all(sorted(rank for rank, _, _ in ring.sends[i * n:(i + 1) * n]) ==
+                                            list(range(n)) for i in range(steps))
+    if in_steps:                                  # every worker sends once a step: count the steps first
+        finished = any(all(v for v in shares) for sends in per_chunk.values() for _, shares in sends)
+        if steps == n - 1 and not finished:
+            return say(_NO_GATHER)
+        if steps != 2 * (n - 1):
+            return say(_STEP_COUNT, steps=steps, want=2 * (n - 1))
+    for c, sends in per_chunk.items():
+        reduce, holders = [], set()
+        for rank, shares in sends:
+            step = len(reduce)
+            if any(v < 0 for v in shares) or any(v > 1 for v in shares):
+                finished_plus_own = all(v == (2 if r == rank else 1) for r, v in enumerate(shares))
+                if finished_plus_own:
+                    why = say(_TOO_MANY_STEPS) if total_sends > 2 * (n - 1) * n else say(_GATHER_ADDS)
+                    return say(_FINISHED_ADDED, c=c, rank=rank, why=why)
+                if shares[rank] == 2 and not holders and all(v <= 1 for r, v in enumerate(shares) if r != rank):
+                    return say(_OWN_TWICE, step=step, rank=rank, c=c)
+                return say(_TWICE, rank=rank, c=c, shares=str(shares))
+            held = {r for r, v in enumerate(shares) if v}
+            if len(held) < n:                                         # a partial chunk: the reduce-scatter
+                if holders or step >= n - 1:
+                    if ring_bytes and not sums_right:
+                        return say(_RING_BYTES_WRONG_SUMS)
+                    return say(_GATHER_UNFINISHED, rank=rank, c=c, shares=str(sorted(held)))
+                if reduce:
+                    last = reduce[-1][0]
+                    if rank != (last + 1) % n:
+                        return say(_WRONG_INDEX, step=step, rank=rank, c=c, holder=(last + 1) % n)
+                    expected = reduce[-1][1] | {rank}
+                    if held == {rank}:
+                        return say(_NOT_ADDED, step=step, rank=rank, c=c)
+                    if held != expected:
+                        return say(_NOT_GROWING, step=step, rank=rank, c=c, shares=str(sorted(held)),
+                                   expected=str(sorted(expected)))
+                elif held != {rank}:
+                    return say(_NOT_GROWING, step=step, rank=rank, c=c, shares=str(sorted(held)),
+                               expected=str([rank]))
+                reduce.append((rank, held))
+            else:                                                     # a finished chunk: the all-gather
+                if not holders:
+                    if len(reduce) < n - 1:
+                        return say(_REDUCE_SHORT, c=c, got=len(reduce), need=n - 1)
+                    holders = {(reduce[-1][0] + 1) % n}
+                dst = (rank + 1) % n
+                if dst in holders:
+                    return say(_GATHER_AGAIN, rank=rank, c=c, dst=dst)
+                holders.add(dst)
+        if len(reduce) < n - 1:
+            return say(_REDUCE_SHORT, c=c, got=len(reduce), need=n - 1)
+        if not holders:
+            return say(_NO_GATHER)
+        if len(holders) < n:
+            return say(_GATHER_SHORT, c=c, got=len(holders), n=n)
+    counts = [sum(1 for rank, _, _ in ring.sends if rank == r) for r in range(n)]
+    if len(set(counts)) > 1:
+        most, least = max(range(n), key=counts.__getitem__), min(range(n), key=counts.__getitem__)
+        return say(_UNBALANCED, rank=most, got=counts[most], other=least, other_got=counts[least])
+    return None
 
 
 def _ring_parts(got, n):
@@ -302,83 +531,62 @@ def _sums_problem(results, buffers):
     return None
 
 
-def _ring_compare(got, expected):
-    """None when every worker holds the sum and sent the expected bytes, else how not.
-
-    The sums come first: a byte count is only judged once the sums are right.
-    """
-    buffers, want = expected
-    parts = _ring_parts(got, len(buffers))
-    if isinstance(parts, str):
-        return parts
-    results, sent = parts
-    problem = _sums_problem(results, buffers)
-    if problem:
-        return problem
-    if sent != [float(w) for w in want]:
-        return say("says the workers sent {sent} bytes; a ring sends {want}",
-                   sent=str([int(s) if s.is_integer() else s for s in sent]), want=str([int(w) for w in want]))
-    return None
+_RESULTS = ("your sends are a ring's, but {problem}: after the all-gather every worker's chunks are finished; "
+            "return results[r] = torch.cat(chunks[r]), built from what send handed each worker.")
+_SENT_HALF = ("the sums are right, but you counted the bytes of the reduce-scatter only; the all-gather sends as "
+              "many again.")
+_SENT_NUMBERS = ("the ring is right, but sent counts numbers, not bytes: add chunk.numel() * chunk.element_size() "
+                 "for each send.")
+_SENT_WHOLE = ("the ring is right, but you counted a whole buffer for each send; a send carries one chunk, "
+               "buffer / N.")
 
 
-def _ring_reference(buffers):
-    return buffers, [tensor_parallel.ring_bytes(buffers.nbytes, len(buffers))] * len(buffers)
+def _sent_problem(sent, ring, buffers):
+    """None when sent[r] is the bytes worker r handed to send, else the sentence naming the miscount."""
+    n, itemsize = len(buffers), buffers[0].element_size()
+    want = [float(sum(d.numel() * itemsize for rank, _, d in ring.sends if rank == r)) for r in range(n)]
+    if sent == want:
+        return None
+    if sent == [w / 2 for w in want]:
+        return say(_SENT_HALF)
+    if sent == [w / itemsize for w in want]:
+        return say(_SENT_NUMBERS)
+    if sent == [w * n for w in want]:
+        return say(_SENT_WHOLE)
+    return say("says the workers sent {sent} bytes; a ring sends {want}",
+               sent=str([int(v) if v.is_integer() else v for v in sent]), want=str([int(w) for w in want]))
 
 
-def _sums_wrong(test):
-    """A Mistake test on an answer of the right form whose sums are wrong."""
-    def when(got, buffers):
-        parts = _ring_parts(got, len(buffers))
-        return not isinstance(parts, str) and _sums_problem(parts[0], buffers) is not None \
-            and test(*parts, buffers)
-    return when
+RING_CASES = (3, 4, 2)   # 3 first: with 2 workers several mistakes send the same traffic
 
 
-def _sums_right(test):
-    """A Mistake test on an answer whose sums are right (its byte count is then what is wrong)."""
-    def when(got, buffers):
-        parts = _ring_parts(got, len(buffers))
-        return not isinstance(parts, str) and _sums_problem(parts[0], buffers) is None and test(*parts, buffers)
-    return when
-
-
-def _stopped_after_reduce_scatter(results, sent, buffers):
-    """Each worker holds the sum in one chunk only (no all-gather)."""
-    n = len(buffers)
-    total = buffers.total.tensor_split(n)
-    complete = [sum(torch.allclose(torch.as_tensor(a, dtype=b.dtype), b)
-                    for a, b in zip(torch.as_tensor(r).tensor_split(n), total, strict=True)) for r in results]
-    return all(c == 1 for c in complete)
-
-
-def _ring_bytes_but_wrong_sums(results, sent, buffers):
-    return sent == [tensor_parallel.ring_bytes(buffers.nbytes, len(buffers))] * len(buffers)
-
-
-def _sent(times):
-    def test(results, sent, buffers):
-        return sent == [times(len(buffers)) * buffers.nbytes] * len(buffers)
-    return test
-
-
-check_ring_all_reduce = Check(
-    EX3,
-    reference=_ring_reference,
-    cases=[(_buffers(2),), (_buffers(3),), (_buffers(4),)],   # the runner hands the learner copies
-    compare=_ring_compare,
-    name="ring_all_reduce",
-    mistakes=[
-        Mistake("each worker holds the full sum in one chunk only: that is the end of the reduce-scatter. "
-                "Now the all-gather: N - 1 more steps that pass the finished chunks around the ring.",
-                when=_sums_wrong(_stopped_after_reduce_scatter)),
-        Mistake("the byte counts are a ring's, but the sums are not right: a chunk was passed on before it "
-                "was complete. In reduce-scatter step s worker r sends chunk (r - s) % N, which holds s + 1 "
-                "buffers' worth; in all-gather step s it passes on the finished chunk it holds, (r + 1 - s) % N.",
-                when=_sums_wrong(_ring_bytes_but_wrong_sums)),
-        Mistake("the sums are right, but each worker sends its whole buffer to each of the N - 1 others: that "
-                "is not a ring. A ring sends one chunk (buffer / N) per step, in 2 (N - 1) steps.",
-                when=_sums_right(_sent(lambda n: n - 1))),
-        Mistake("the sums are right, but you counted the bytes of the reduce-scatter only; the all-gather "
-                "sends as many again.", when=_sums_right(_sent(lambda n: (n - 1) / n))),
-    ],
-)
+@referee(EX3)
+def check_ring_all_reduce(ring_all_reduce):
+    """Exercise 3: ring_all_reduce(buffers, send) -> (results, sent), its traffic read send by send."""
+    for i, n in enumerate(RING_CASES):
+        buffers, ring = _buffers(n), Ring(n)
+        call = call_str("ring_all_reduce", (buffers, ring))
+        got = attempt(ring_all_reduce, Buffers(t.clone() for t in buffers), ring, copies=False)
+        early = outcome(EX3, call, got, first=i == 0)
+        if early is not None:
+            return early
+        parts = _ring_parts(got, n)
+        if isinstance(parts, str):
+            return wrong(EX3, say("{call} {problem}.", call=call, problem=parts))
+        results, sent = parts
+        formula = [float(tensor_parallel.ring_bytes(buffers.nbytes, n))] * n
+        problem = _traffic_problem(ring, buffers, sums_right=_sums_problem(results, buffers) is None,
+                                   ring_bytes=sent == formula)
+        if problem is not None:
+            return wrong(EX3, say("{call}: {problem}", call=call, problem=problem))
+        problem = _sums_problem(results, buffers)
+        if problem is not None:
+            return wrong(EX3, say("{call}: " + _RESULTS, call=call, problem=problem))
+        problem = _sent_problem(sent, ring, buffers)
+        if problem is not None and problem.startswith("says"):
+            return wrong(EX3, say("{call} {problem}.", call=call, problem=problem))
+        if problem is not None:
+            return wrong(EX3, say("{call}: {problem}", call=call, problem=problem))
+    return correct(EX3, say("every chunk went round the ring: N - 1 reduce-scatter steps, each adding one worker's "
+                            "share, then N - 1 all-gather steps passing the finished chunk on; each worker sent "
+                            "2 (N - 1) chunks, 2 (N - 1) / N of its buffer, and ends with the sum."))
