@@ -124,7 +124,7 @@ release-check: $(TEST_STAMP)
 	$(BIN)/python -m build -q --outdir dist .
 	$(BIN)/python tools/colab_check.py dist/*.whl
 
-## One reveal.js deck per notebook in slides/, opening from disk with no network (npm fetches reveal.js and MathJax once)
+## Two reveal.js decks per notebook in slides/ (NN_name.slides.html, and .projector.slides.html: 24 px text, 18 px code for a room), opening from disk with no network (npm fetches reveal.js and MathJax once)
 slides: $(TEST_STAMP)
 	$(BIN)/python tools/build_slides.py
 

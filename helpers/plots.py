@@ -86,12 +86,27 @@ def use_course_style():
     matplotlib.rcParams.update(STYLE)
 
 
+class _Mode(str):
+    """What presentation() returns: its message, and in a notebook also the mark that the slides'
+    style sheet (notebooks/rise.css) looks for to switch RISE's slides to projector mode."""
+
+    def _repr_html_(self):
+        mark = f'<span class="{PROJECTOR_MARK}" hidden></span>' if self.startswith("projector mode on") else ""
+        return f"{mark}<pre>{self}</pre>"
+
+
+PROJECTOR_MARK = "course-projector-on"   # notebooks/rise.css: projector mode while a cell shows it
+
+
 def presentation(on=True):
     """Projector mode: every figure and demo drawn 1.5x larger on screen (text included), and the
-    demos' controls enlarged with them (20 px text instead of 13 px)."""
+    demos' controls enlarged with them (20 px text instead of 13 px). In RISE's slides (the cell
+    that calls it shown as its output) body text grows to 24 px and code and printed output to 18 px,
+    and no code cell is shrunk to fit: a slide taller than the screen scrolls at full size."""
     on = validate.boolean(on, "on")
     matplotlib.rcParams["figure.dpi"] = _PROJECTOR_DPI[on]
-    return "projector mode on: figures 1.5x larger, demo controls too" if on else "projector mode off"
+    return _Mode("projector mode on: figures 1.5x larger, demo controls too, slide text 24 px"
+                 if on else "projector mode off")
 
 
 def projector_mode():

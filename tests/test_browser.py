@@ -33,6 +33,7 @@ from nbformat.sign import NotebookNotary
 
 import bench_browser
 import slide_layout
+from helpers import plots
 from sync_notebooks import BADGE_IMAGE  # the Colab badge: the one remote image
 
 NOTEBOOKS = notebook_paths()
@@ -388,3 +389,78 @@ def test_projector_demo_figure_grows_with_the_screen(browser, lab, stored_demo):
         finally:
             page.close()
     assert heights[1080] >= 1.4 * heights[720], f"the figure is {heights[720]:.0f} px tall at 720p, {heights[1080]:.0f} px at 1080p"
+
+
+# The smallest body text and code on the present RISE slide as drawn (font size times the slides'
+# scale and any zoom), leaving out the prompts and other chrome of JupyterLab's cells.
+RISE_SMALLEST = """() => {
+  const leaves = [...document.querySelectorAll('.reveal .slides section')].filter(s => !s.querySelector('section'));
+  const slide = leaves.find(s => s.classList.contains('present'));
+  const slides = document.querySelector('.reveal .slides');
+  const scale = new DOMMatrix(getComputedStyle(slides).transform === 'none' ? undefined : getComputedStyle(slides).transform).a;
+  const zoomOf = el => { let z = 1; for (let a = el; a; a = a.parentElement) z *= Number(getComputedStyle(a).zoom || 1); return z; };
+  const found = {body: [Infinity, ''], code: [Infinity, '']};
+  for (const el of slide.querySelectorAll('*')) {
+    if (el.closest('.jp-InputPrompt, .jp-OutputPrompt, .jp-Collapser, .jp-OutputArea-promptOverlay, .cm-announced,'
+                   + ' .jp-Cell-footer, .jp-Toolbar, .jp-cell-toolbar, mjx-assistive-mml, .MJX_Assistive_MathML,'
+                   + ' sub, sup, mjx-container *, .MathJax *, .jupyter-widgets, .cm-gutters')
+        || el.matches('script, style')) continue;
+    if (![...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim())) continue;
+    const r = el.getBoundingClientRect(), style = getComputedStyle(el);
+    if (!r.width || !r.height || style.visibility === 'hidden' || style.display === 'none') continue;
+    const px = parseFloat(style.fontSize) * scale * zoomOf(el);
+    const kind = el.closest('.jp-CodeCell, pre, code') ? 'code' : 'body';
+    if (px < found[kind][0]) found[kind] = [px, el.textContent.trim().slice(0, 50)];
+  }
+  return {index: leaves.indexOf(slide), n: leaves.length, found};
+}"""
+
+
+def test_projector_mode_keeps_rise_text_large_and_long_cells_unshrunk(browser, lab):
+    """Notebook 05 in RISE at 1280x720 with helpers.presentation()'s output after its setup cell:
+    on every slide body text is drawn at 24 px or more and code and printed output at 18 px or
+    more (05's 39-line timing cell too, which normal mode shrinks). RISE cannot cut a live cell
+    across slides: a slide taller than the screen scrolls at full size instead."""
+    base, token = lab
+    shut_down_kernels(lab)
+    nb = nbformat.read(NOTEBOOK_DIR / "05_swiglu_gate.ipynb", as_version=4)
+    mode = plots.presentation()
+    plots.presentation(False)
+    cell = nbformat.v4.new_code_cell("helpers.presentation()")
+    cell.outputs = [nbformat.v4.new_output("execute_result", {"text/html": mode._repr_html_(), "text/plain": repr(mode)},
+                                           execution_count=1)]
+    setup = next(i for i, c in enumerate(nb.cells) if "setup" in c.metadata.get("tags", []))
+    nb.cells.insert(setup + 1, cell)
+    slide_layout.apply(nb)
+    NotebookNotary().sign(nb)
+    body = json.dumps({"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))}).encode()
+    req = urllib.request.Request(f"{base}/api/contents/05_projector.ipynb?token={token}", data=body,
+                                 method="PUT", headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=30).close()
+    page = browser.new_page(viewport=SCREEN)
+    problems, last = [], -1
+    try:
+        page.goto(f"{base}/rise/05_projector.ipynb?token={token}")
+        page.locator(".reveal.ready .slides > section.present").wait_for(timeout=90_000)
+        page.wait_for_function("() => document.fonts.status === 'loaded' && document.querySelector('.course-projector-on')")
+        while True:
+            page.wait_for_function("() => [...document.querySelectorAll('.reveal section.present .jp-CodeCell')]"
+                                   ".every(c => c.querySelector('.cm-content'))", timeout=30_000)
+            m = page.evaluate(RISE_SMALLEST)
+            assert m["index"] != last, f"Space did not move past slide {last}"
+            last = m["index"]
+            (body_px, body_text), (code_px, code_text) = m["found"]["body"], m["found"]["code"]
+            if body_px < 24 - 0.01:
+                problems.append(f"slide {last}: body text {body_px:.1f} px ({body_text!r})")
+            if code_px < 18 - 0.01:
+                problems.append(f"slide {last}: code {code_px:.1f} px ({code_text!r})")
+            if m["index"] == m["n"] - 1:
+                break
+            page.keyboard.press("Space")
+            page.wait_for_function("i => [...document.querySelectorAll('.reveal .slides section')]"
+                                   ".filter(s => !s.querySelector('section')).findIndex(s => s.classList.contains('present')) !== i",
+                                   arg=last, timeout=30_000)
+    finally:
+        page.close()
+    assert last >= 5, f"RISE showed only {last + 1} slides"
+    assert not problems, f"{len(problems)} of {last + 1} RISE slides in projector mode have text too small:\n" + "\n".join(problems)

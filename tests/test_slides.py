@@ -138,3 +138,23 @@ def test_stored_notebook_carries_the_layout(path):
     """The slide metadata RISE reads is the tool's: run `python tools/slide_layout.py` after editing."""
     nb = nbformat.read(path, as_version=4)
     assert slide_layout.apply(nb) == 0, f"{path.name}: slide metadata out of date; run python tools/slide_layout.py"
+
+
+def test_projector_layout_cuts_long_code_cells_into_marked_pieces():
+    nb = synthetic()
+    nb.cells[7].outputs = [nbformat.from_dict({"output_type": "stream", "name": "stdout", "text": "done\n"})]
+    before = nbformat.writes(nb)
+    split = slide_layout.split_for_projector(nb)
+    m = slide_layout.PROJECTOR
+    pieces = [c for c in split.cells if c.cell_type == "code" and c.source.startswith("line_")]
+    assert len(pieces) >= 2 and "\n".join(p.source for p in pieces) == nb.cells[7].source
+    assert all(slide_layout.cell_height(p, m) <= m.slide_height for p in pieces)
+    assert [bool(p.outputs) for p in pieces] == [False] * (len(pieces) - 1) + [True], "outputs after the last piece"
+    marks = [c for c in split.cells if slide_layout.CONTINUED in c.metadata.get("tags", [])]
+    assert len(marks) == len(pieces) - 1 and "continued" in marks[0].source
+    types, too_tall = slide_layout.slide_types(split, m)
+    assert all(types[split.cells.index(mark)] == "subslide" for mark in marks)
+    assert not too_tall
+    assert len({c.id for c in split.cells}) == len(split.cells), "cell ids stay unique"
+    assert nbformat.writes(slide_layout.split_for_projector(nb)) == nbformat.writes(split), "the same every time"
+    assert nbformat.writes(nb) == before, "the notebook itself is left as it was"

@@ -3,6 +3,11 @@
     python tools/build_slides.py                  # every notebook (what `make slides` runs)
     python tools/build_slides.py 12               # notebooks whose name starts with 12
 
+Each notebook gives two decks: NN_name.slides.html, and NN_name.projector.slides.html for a room
+(projector mode: body text 24 px and code 18 px at 1280x720, nothing shrunk; a code cell longer
+than a slide is cut across consecutive sub-slides, each piece after the first marked "continued",
+by tools/slide_layout.py's split_for_projector).
+
 reveal.js, MathJax and require.js come from their npm packages: `npm pack` fetches each once
 into build/npm/, and the files a deck uses are copied into slides/assets/. The decks refer to
 them by relative paths, so slides/ opened from disk (or copied to a USB stick) needs no network.
@@ -117,12 +122,18 @@ def exporter():
     return SlidesExporter(config=config)
 
 
-def laid_out(nb):
+def laid_out(nb, projector=False):
     """A copy of nb as its deck shows it: slides from tools/slide_layout.py, the long code cells that
     draw a figure tagged to sit beside it, and no stored widget state (nbconvert would load the widget
-    renderer from unpkg for it; a deck shows each demo's stored figure, which needs no script)."""
+    renderer from unpkg for it; a deck shows each demo's stored figure, which needs no script).
+    projector=True: the projector deck's copy, long cells cut into pieces and laid out for its sizes
+    (slide_layout.PROJECTOR), no code beside its figure."""
     nb = nbformat.from_dict(copy.deepcopy(nb))
     nb.metadata.pop("widgets", None)
+    if projector:
+        nb = slide_layout.split_for_projector(nb)
+        slide_layout.apply(nb, slide_layout.PROJECTOR)
+        return nb
     slide_layout.apply(nb)
     for cell in nb.cells:
         if slide_layout.side_by_side(cell):
@@ -130,9 +141,15 @@ def laid_out(nb):
     return nb
 
 
-def deck_html(slides, nb, name):
-    """The deck of notebook nb (see laid_out)."""
-    return slides.from_notebook_node(laid_out(nb), resources={"metadata": {"name": name}})[0]
+def deck_html(slides, nb, name, projector=False):
+    """The deck of notebook nb (see laid_out); projector=True: the projector deck."""
+    resources = {"metadata": {"name": name}, "course_projector": projector}
+    return slides.from_notebook_node(laid_out(nb, projector), resources=resources)[0]
+
+
+def deck_name(path, projector=False):
+    """The deck's file name: NN_name.slides.html, or NN_name.projector.slides.html."""
+    return f"{path.stem}{'.projector' * projector}.slides.html"
 
 
 def remote_urls(html):
@@ -140,8 +157,9 @@ def remote_urls(html):
     return REMOTE.findall(html) + CDN.findall(html)
 
 
-def build(paths, out_dir):
-    """Write one deck per notebook in `paths` into out_dir, with the shared assets; return the decks."""
+def build(paths, out_dir, projector=(False,)):
+    """Write a deck per notebook in `paths` and mode in `projector` (False: the normal deck, True: the
+    projector deck) into out_dir, with the shared assets; return the decks."""
     out_dir.mkdir(parents=True, exist_ok=True)
     copy_assets(out_dir)
     slides = exporter()
@@ -150,13 +168,14 @@ def build(paths, out_dir):
         nb = nbformat.read(path, as_version=4)
         if any("text/vnd.mermaid" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
             raise SystemExit(f"{path.name}: a mermaid diagram needs mermaid.js, which the decks do not carry")
-        html = deck_html(slides, nb, path.stem)
-        if remote := remote_urls(html):
-            raise SystemExit(f"{path.name}: the deck still loads {remote[0]!r} from the network")
-        deck = out_dir / f"{path.stem}.slides.html"
-        deck.write_text(html, encoding="utf-8")
-        decks.append(deck)
-        print(f"{deck.name}: {slide_count(laid_out(nb))} slides")
+        for on in projector:
+            html = deck_html(slides, nb, path.stem, on)
+            if remote := remote_urls(html):
+                raise SystemExit(f"{path.name}: the deck still loads {remote[0]!r} from the network")
+            deck = out_dir / deck_name(path, on)
+            deck.write_text(html, encoding="utf-8")
+            decks.append(deck)
+            print(f"{deck.name}: {slide_count(laid_out(nb, on))} slides")
     return decks
 
 
@@ -170,7 +189,7 @@ def main(argv=None):
         paths = [p for p in paths if any(p.name.startswith(x) for x in args.prefixes)]
     if not paths:
         raise SystemExit(f"no notebook matches {args.prefixes}")
-    build(paths, args.output_dir)
+    build(paths, args.output_dir, projector=(False, True))
 
 
 if __name__ == "__main__":

@@ -20,9 +20,17 @@ The height of a cell is estimated from its text and stored outputs (lines of tex
 wrapped at the slide's width, each figure's size as stored, capped as the slides' style sheets
 cap it), erring on the tall side. A cell estimated taller than a whole slide is named: the slides
 shrink it to fit (its figure first), and one far taller than a slide is better split in the notebook.
+
+Projector mode (`make slides` builds a projector deck of each notebook too; PROJECTOR below) lays out
+a copy of the notebook for body text at 24 px and code at 18 px: nothing is shrunk there, so
+`split_for_projector` first cuts a code cell longer than a slide into pieces, each on its own
+sub-slide and each after the first marked as continued, and puts outputs too tall to share a slide
+with their code on a sub-slide of their own. The notebooks' own metadata keeps the normal layout.
 """
 
 import argparse
+import copy
+import dataclasses
 import math
 import re
 import sys
@@ -47,6 +55,38 @@ SIDE_CODE_CHARS, SIDE_CODE_LINE, SIDE_FIGURE = 62, 18, (620, 600)
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SLIDE, SUBSLIDE, CONTINUE, SKIP, NOTES = "slide", "subslide", "-", "skip", "notes"
+CONTINUED = "slide-continued"        # a piece of a split code cell after the first (projector decks)
+OUTPUT_ONLY = "slide-output-only"    # the outputs of a code cell, on a sub-slide of their own
+
+
+@dataclasses.dataclass(frozen=True)
+class Metrics:
+    """The sizes a layout assumes, in CSS pixels of a 1280x720 slide."""
+
+    slide_height: int = SLIDE_HEIGHT
+    figure_max_height: int = FIGURE_MAX_HEIGHT
+    figure_max_width: int = FIGURE_MAX_WIDTH
+    text_chars: int = TEXT_CHARS
+    text_line: int = TEXT_LINE
+    code_chars: int = CODE_CHARS
+    code_line: int = CODE_LINE
+    cell_gap: int = CELL_GAP
+    widget_row: int = WIDGET_ROW
+    side_by_side: bool = True     # long code cells that draw a figure sit beside it
+
+    @property
+    def heading_scale(self):
+        return self.text_line / TEXT_LINE
+
+
+NORMAL = Metrics()
+# Projector decks (tools/offline_slides.html.j2 with projector=True): body text 24 px (lines of
+# 32 px, about 88 characters across 1240 px), code and printed output 18 px (lines of 24 px, about
+# 110 characters), headings 1.5x larger, the whole 720 px slide with a 16 px margin, figures up to
+# 560 px tall, no code beside its figure (at 18 px half a slide's width holds 55 characters).
+PROJECTOR = Metrics(slide_height=688, figure_max_height=560, figure_max_width=1240, text_chars=88,
+                    text_line=34, code_chars=108, code_line=24, cell_gap=16, widget_row=48,
+                    side_by_side=False)
 
 
 def wrapped(lines, chars):
@@ -54,7 +94,7 @@ def wrapped(lines, chars):
     return sum(max(1, math.ceil(len(line) / chars)) for line in lines)
 
 
-def markdown_height(source):
+def markdown_height(source, m=NORMAL):
     """Estimated height of a rendered markdown cell: headings, paragraphs, lists, tables,
     code blocks, display formulas; a <details> block shows only its summary."""
     height, in_code, in_details, in_math = 0, False, False, False
@@ -68,58 +108,58 @@ def markdown_height(source):
             height += 10
             continue
         if in_code:
-            height += wrapped([line], CODE_CHARS) * CODE_LINE
+            height += wrapped([line], m.code_chars) * m.code_line
         elif stripped.startswith("$$"):
             if not (in_math and stripped == "$$"):
-                height += 0 if in_math else 56
+                height += 0 if in_math else round(56 * m.heading_scale)
             in_math = not in_math if stripped.count("$$") == 1 else in_math
         elif in_math:
             continue
         elif stripped.startswith("<details"):
-            height += TEXT_LINE + 8
+            height += m.text_line + 8
             in_details = "</details>" not in stripped
         elif stripped.startswith("# "):
-            height += 2 * TEXT_LINE + 24 * wrapped([stripped], 50)
+            height += 2 * m.text_line + round(24 * m.heading_scale) * wrapped([stripped], round(50 / m.heading_scale))
         elif stripped.startswith("## "):
-            height += TEXT_LINE + 22 * wrapped([stripped], 70)
+            height += m.text_line + round(22 * m.heading_scale) * wrapped([stripped], round(70 / m.heading_scale))
         elif stripped.startswith("### "):
-            height += 36 * wrapped([stripped], 90)
+            height += round(36 * m.heading_scale) * wrapped([stripped], round(90 / m.heading_scale))
         elif stripped.startswith("|"):
-            height += 0 if set(stripped) <= set("|-: ") else 34
+            height += 0 if set(stripped) <= set("|-: ") else round(34 * m.heading_scale)
         elif not stripped:
             height += 12
         else:
-            height += wrapped([stripped], TEXT_CHARS) * TEXT_LINE
+            height += wrapped([stripped], m.text_chars) * m.text_line
     return height
 
 
-def figure_height(metadata):
+def figure_height(metadata, m=NORMAL):
     """A stored figure's height on the slide: its display size, scaled into the caps."""
     width, height = metadata.get("width"), metadata.get("height")
     if not (width and height):
-        return FIGURE_MAX_HEIGHT
-    scale = min(1.0, FIGURE_MAX_WIDTH / width, FIGURE_MAX_HEIGHT / height)
+        return m.figure_max_height
+    scale = min(1.0, m.figure_max_width / width, m.figure_max_height / height)
     return height * scale + 12
 
 
-def output_height(output, n_controls):
+def output_height(output, n_controls, m=NORMAL):
     """Estimated height of one stored output of a code cell."""
     kind = output.get("output_type")
     if kind == "stream":
-        return wrapped(output.get("text", "").splitlines(), CODE_CHARS) * CODE_LINE + 8
+        return wrapped(output.get("text", "").splitlines(), m.code_chars) * m.code_line + 8
     if kind == "error":
-        return wrapped(output.get("traceback", []), CODE_CHARS) * CODE_LINE
+        return wrapped(output.get("traceback", []), m.code_chars) * m.code_line
     data = output.get("data", {})
     if WIDGET_VIEW in data:   # the controls, and the note above them (helpers.widgets.NEEDS_KERNEL)
-        return WIDGET_ROW * (max(1, n_controls) + 1) + 12
+        return m.widget_row * (max(1, n_controls) + 1) + 12
     if "image/png" in data:
-        return figure_height(output.get("metadata", {}).get("image/png", {}))
+        return figure_height(output.get("metadata", {}).get("image/png", {}), m)
     if "text/html" in data:
-        return wrapped(str(data["text/html"]).count("<tr") * ["row"], TEXT_CHARS) * 34 + 20
+        return wrapped(str(data["text/html"]).count("<tr") * ["row"], m.text_chars) * round(34 * m.heading_scale) + 20
     if "text/markdown" in data:
-        return markdown_height(str(data["text/markdown"]))
+        return markdown_height(str(data["text/markdown"]), m)
     if "text/plain" in data:
-        return wrapped(str(data["text/plain"]).splitlines(), CODE_CHARS) * CODE_LINE + 8
+        return wrapped(str(data["text/plain"]).splitlines(), m.code_chars) * m.code_line + 8
     return 0
 
 
@@ -140,14 +180,14 @@ def side_by_side(cell):
             and not any(WIDGET_VIEW in o.get("data", {}) for o in cell.get("outputs", [])))
 
 
-def cell_height(cell):
+def cell_height(cell, m=NORMAL):
     """Estimated height of a cell on a slide, in CSS pixels at 1280x720."""
     if cell.cell_type == "markdown":
-        return markdown_height(cell.source) + CELL_GAP
+        return markdown_height(cell.source, m) + m.cell_gap
     if cell.cell_type != "code":
         return 0
     outputs = cell.get("outputs", [])
-    if side_by_side(cell):
+    if m.side_by_side and side_by_side(cell):
         code = wrapped(cell.source.splitlines(), SIDE_CODE_CHARS) * SIDE_CODE_LINE
         figures = []
         for o in outputs:
@@ -155,22 +195,22 @@ def cell_height(cell):
             if "image/png" in o.get("data", {}) and md.get("width") and md.get("height"):
                 figures.append(md["height"] * min(1.0, SIDE_FIGURE[0] / md["width"], SIDE_FIGURE[1] / md["height"]))
         rest = sum(output_height(o, 1) for o in outputs if "image/png" not in o.get("data", {}))
-        return max(code, sum(figures) + rest) + CELL_GAP
-    height = wrapped(cell.source.splitlines(), CODE_CHARS) * CODE_LINE + CELL_GAP
+        return max(code, sum(figures) + rest) + m.cell_gap
+    code = 0 if OUTPUT_ONLY in cell.metadata.get("tags", []) else wrapped(cell.source.splitlines(), m.code_chars) * m.code_line
     n_controls = max((controls_shown(o) for o in outputs), default=1)
-    return height + sum(output_height(o, n_controls) for o in outputs)
+    return code + m.cell_gap + sum(output_height(o, n_controls, m) for o in outputs)
 
 
 def heading(cell):
     return cell.source.lstrip().splitlines()[0] if cell.cell_type == "markdown" and cell.source.strip() else ""
 
 
-def slide_types(nb):
+def slide_types(nb, m=NORMAL):
     """The slide type of every cell of nb, and the cells estimated taller than a slide."""
     types, too_tall, used, in_solutions = [], [], 0, False
     for index, cell in enumerate(nb.cells):
         title = heading(cell)
-        height = cell_height(cell)
+        height = cell_height(cell, m)
         if title.startswith("## Solutions"):
             in_solutions = True
         if index == 0:
@@ -181,20 +221,21 @@ def slide_types(nb):
             kind = NOTES
         elif title.startswith("## "):
             kind, used = SLIDE, height
-        elif title.startswith("### Exercise") or used + height > SLIDE_HEIGHT:
+        elif (title.startswith("### Exercise") or used + height > m.slide_height
+              or CONTINUED in cell.metadata.get("tags", [])):
             kind, used = SUBSLIDE, height
         else:
             kind, used = CONTINUE, used + height
-        if kind in (SLIDE, SUBSLIDE, CONTINUE) and height > SLIDE_HEIGHT:
+        if kind in (SLIDE, SUBSLIDE, CONTINUE) and height > m.slide_height:
             too_tall.append((index, round(height)))
         types.append(kind)
     return types, too_tall
 
 
-def apply(nb):
+def apply(nb, m=NORMAL):
     """Write each cell's slide type into its metadata (none for a cell that continues its slide,
     which is what no slide type means); return how many cells changed."""
-    types, _ = slide_types(nb)
+    types, _ = slide_types(nb, m)
     changed = 0
     for cell, kind in zip(nb.cells, types, strict=True):
         if cell.metadata.get("slideshow", {}).get("slide_type", CONTINUE) == kind:
@@ -205,6 +246,119 @@ def apply(nb):
             cell.metadata["slideshow"] = {"slide_type": kind}
         changed += 1
     return changed
+
+
+def code_pieces(source, lines_per_piece, chars):
+    """`source` cut at line ends into pieces of at most lines_per_piece screen lines (lines wrap at
+    `chars` characters), each cut at a blank line or a line back at the left margin where one is near
+    the end of a piece (a function or loop is not cut in its middle if it can be helped)."""
+    lines = source.splitlines()
+    pieces, start = [], 0
+    while start < len(lines):
+        end, used = start, 0
+        while end < len(lines) and used + wrapped([lines[end]], chars) <= lines_per_piece:
+            used += wrapped([lines[end]], chars)
+            end += 1
+        end = max(end, start + 1)
+        if end < len(lines):
+            floor = start + max(1, (end - start) * 2 // 3)
+            for cut in range(end, floor - 1, -1):   # the last good cut in the piece's final third
+                if not lines[cut].strip() or not lines[cut][:1].isspace():
+                    end = cut
+                    break
+        pieces.append("\n".join(lines[start:end]).strip("\n"))
+        start = end
+        while start < len(lines) and not lines[start].strip():
+            start += 1
+    return [p for p in pieces if p]
+
+
+def markdown_pieces(source, m=PROJECTOR):
+    """`source` cut at blank lines (outside code blocks, formulas and <details>) into pieces that
+    each fit a slide under a heading, or [source] where it fits already or cannot be cut."""
+    budget = m.slide_height - 2 * m.text_line - 2 * m.cell_gap
+    if markdown_height(source, m) <= budget:
+        return [source]
+    blocks, current, fence = [], [], 0
+    for line in source.splitlines():
+        stripped = line.strip()
+        if not stripped and not fence and current:
+            blocks.append("\n".join(current))
+            current = []
+            continue
+        current.append(line)
+        fence ^= stripped.startswith("```")
+        fence ^= stripped.count("$$") % 2
+        fence ^= ("<details" in stripped) ^ ("</details>" in stripped)
+    if current:
+        blocks.append("\n".join(current))
+    pieces = []
+    for block in blocks:
+        if pieces and markdown_height(pieces[-1] + "\n\n" + block, m) <= budget:
+            pieces[-1] += "\n\n" + block
+        else:
+            pieces.append(block)
+    return pieces
+
+
+def continued_mark(index, total, language="en"):
+    """The line above a piece of a split code cell after the first."""
+    if language == "ko":
+        return f"*(앞 슬라이드에서 이어짐: {index}/{total})*"
+    return f"*(continued from the previous slide: {index} of {total})*"
+
+
+def split_for_projector(nb, m=PROJECTOR, language="en"):
+    """A copy of nb in which no code cell is taller than a projector slide: a long code cell is cut
+    into pieces (code_pieces), each piece after the first on its own sub-slide under a "continued"
+    mark, the outputs after the last piece; a long text cell is cut at its paragraphs (markdown_pieces),
+    each piece on a sub-slide; outputs that do not fit on a slide with their code
+    follow on a sub-slide of their own (the cell's code hidden there). Cells on no slide (skipped,
+    speaker notes) stay as they are."""
+    nb = nbformat.from_dict(copy.deepcopy(nb))
+    types, _ = slide_types(nb, m)
+    lines_per_piece = (m.slide_height - 2 * m.text_line - 3 * m.cell_gap) // m.code_line
+    cells = []
+    for cell, kind in zip(nb.cells, types, strict=True):
+        if cell.cell_type == "markdown" and kind not in (SKIP, NOTES):
+            for i, piece in enumerate(markdown_pieces(cell.source, m)):
+                part = nbformat.from_dict(copy.deepcopy(cell))
+                part.source = piece
+                if i:
+                    part.metadata.pop("slideshow", None)
+                    part.metadata["tags"] = [*part.metadata.get("tags", []), CONTINUED]
+                    if "id" in cell:
+                        part.id = f"{cell.id}-part{i}"
+                cells.append(part)
+            continue
+        if cell.cell_type != "code" or kind in (SKIP, NOTES):
+            cells.append(cell)
+            continue
+        pieces = code_pieces(cell.source, lines_per_piece, m.code_chars)
+        outputs = cell.get("outputs", [])
+        for i, piece in enumerate(pieces):
+            part = nbformat.from_dict(copy.deepcopy(cell))
+            part.source, part.outputs = piece, outputs if i == len(pieces) - 1 else []
+            if i:
+                mark = nbformat.v4.new_markdown_cell(continued_mark(i + 1, len(pieces), language))
+                mark.metadata["tags"] = [CONTINUED]
+                part.metadata.pop("slideshow", None)
+                if "id" in cell:   # ids stay unique and the same on every build
+                    mark.id, part.id = f"{cell.id}-mark{i}", f"{cell.id}-part{i}"
+                cells += [mark, part]
+            else:
+                cells.append(part)
+        last = cells[-1]
+        if outputs and cell_height(last, m) > m.slide_height:
+            alone = nbformat.from_dict(copy.deepcopy(last))
+            alone.metadata["tags"] = [*alone.metadata.get("tags", []), OUTPUT_ONLY]
+            alone.metadata.pop("slideshow", None)
+            if "id" in alone:
+                alone.id = f"{cell.id}-outputs"
+            last.outputs = []
+            cells.append(alone)
+    nb.cells = cells
+    return nb
 
 
 def main(argv=None):
