@@ -21,7 +21,7 @@ two-form spelling, `{got}은(는)`, `{name}이(가)`, `{got}을(를)`, `{x}과(�
 consonant, a digit by its Korean reading, a Latin word by a rule of thumb). A value whose reading
 is unknown keeps the two-form spelling, which is always correct Korean.
 
-The Korean notebooks' setup cell calls `helpers.setup_notebook(language="ko")`, which calls
+The Korean notebooks' setup cell calls `helpers.setup.start(VERSION, language="ko")`, which calls
 `use("ko")`.
 """
 
