@@ -41,6 +41,8 @@ def start(version, language="en", package=PACKAGE):
     """
     import helpers
 
+    if not isinstance(version, str):
+        raise TypeError(f"version must be the notebook's version as a string such as '0.1.0', got {version!r}")
     pin = f"{package}=={version}"
     if helpers.__version__ != version:
         raise SetupError(_said(

@@ -17,6 +17,7 @@ import torch
 
 from course_paths import notebook_paths
 from helpers import (
+    __version__,
     activations,
     attention,
     bandwidth,
@@ -38,6 +39,7 @@ from helpers import (
     progress,
     quantize,
     sae,
+    setup,
     sparsity,
     superposition,
     tensor_parallel,
@@ -342,6 +344,13 @@ CASES = [
     ("capacity.capacity", "over 1", lambda: capacity.capacity([16], [1.5]), ValueError,
      r"fractions\[0\] must be a fraction from 0 to 1, got 1.5"),
     # notebook 09's bandwidth and roofline
+    ("bandwidth.element_bytes", "a name", lambda: bandwidth.element_bytes("float32"), TypeError,
+     r"dtype must be a torch.dtype such as torch.float32, got 'float32'"),
+    ("setup.start", "another version", lambda: setup.start("0.0.1"), setup.SetupError,
+     r"This notebook needs the course package 0.0.1; this kernel has 0\.1"),
+    ("setup.start", "a number", lambda: setup.start(0.1), TypeError, r"version must be .* got 0.1"),
+    ("setup.start", "unknown language", lambda: setup.start(__version__, language="fr"), ValueError,
+     r"language must be one of \['en', 'ko'\], got 'fr'"),
     ("bandwidth.filled", "negative", lambda: bandwidth.filled(-1), ValueError, r"n_elements must be a positive integer"),
     ("bandwidth.filled", "wrong dtype", lambda: bandwidth.filled(4, dtype="float32"), TypeError,
      r"dtype must be a torch.dtype such as torch.float32, got 'float32'"),
@@ -598,7 +607,10 @@ def test_bad_input_is_refused_by_name(function, kind, call, error, pattern):
         call()
     message = raised.value.args[0] if raised.value.args else ""
     assert re.search(pattern, str(message)), f"{function} ({kind}): {message!r} does not match {pattern!r}"
-    assert "\n" not in str(message), f"{function} ({kind}): the message is one line"
+    if isinstance(raised.value, setup.SetupError):   # the setup cell's: what went wrong, then what to do
+        assert str(message).count("\n") == 1, f"{function} ({kind}): the message is two lines"
+    else:
+        assert "\n" not in str(message), f"{function} ({kind}): the message is one line"
     plt.close("all")
 
 

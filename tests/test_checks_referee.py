@@ -184,7 +184,7 @@ MUTATION_CASES = [(e, name) for e in TABLE_CHECKS for name, mutate in MUTATIONS.
                          ids=[f"{e.id}-{m}" for e, m in MUTATION_CASES])
 def test_changing_the_inputs_in_place_never_fools_a_check(entry, mutation):
     check = entry.check
-    cases = copy.deepcopy(check.cases)
+    cases = copy.deepcopy(list(check.cases))   # a list: some modules build their cases on first use
     fb = check(cheat(check, MUTATIONS[mutation]))
     assert_sentence(fb, f"{entry.id} with {mutation}")
     assert fb.status == "wrong", f"{entry.id}: a learner that runs {mutation} on its inputs got {fb}"
@@ -198,7 +198,7 @@ def test_changing_the_inputs_in_place_never_fools_a_check(entry, mutation):
         handed_back = handed_back or any(core._handed_back(a, answer) for a in args)
     if changes_a_case and not handed_back:   # an input the answer is made of (an all-reduce's buffers) may change
         assert "in place" in fb.message, f"{entry.id}: {mutation} is not named: {fb}"
-    assert same_value(cases, check.cases), f"{entry.id}: {mutation} in the learner's function changed the cases"
+    assert same_value(cases, list(check.cases)), f"{entry.id}: {mutation} in the learner's function changed the cases"
     right = check(*entry.right)
     assert right, f"{entry.id}: after {mutation}, the right answer gets {right}"
 
@@ -294,6 +294,11 @@ CHEATS = {
     "nb12_kv_memory_editing.check_memit": [("W, K, V and C scaled", 0, _scaled),
                                            ("W += ...; return W", 0, lambda fn: _edits_W_and_returns_it(fn))],
     "nb13_real_gpt2.check_mlp_from_hf": [("the block's weights scaled", 0, _scaled)],
+    "nb05_swiglu_gate.check_gated_mlp_backward": [
+        ("x scaled", 0, _changed_in_place(0, lambda x: x.mul_(2))),
+        ("grad_out zeroed", 0, _changed_in_place(4, torch.Tensor.zero_))],
+    "nb10_tensor_parallel.check_ring_all_reduce": [
+        ("one rank's buffer zeroed before the ring", 0, _changed_in_place(0, lambda buffers: buffers[0].zero_()))],
     "nb13_real_gpt2.check_restore_hook": [("the clean output scaled", 0, _scaled)],
     "nb15_activation_sparsity.check_sparse_mlp": [
         ("c_proj scaled", 0, _changed_in_place(1, lambda mlp: mlp.c_proj.weight.mul_(2))),
@@ -862,7 +867,7 @@ def test_every_check_the_notebooks_call_is_covered():
 def test_the_referee_covers_every_kind_of_check():
     assert len(FUNCTIONS) >= 20 and len(MODULES) >= 6 and len(PREDICTIONS) >= 15, \
         (len(FUNCTIONS), len(MODULES), len(PREDICTIONS))
-    assert len(MUTATION_CASES) >= 15, len(MUTATION_CASES)
+    assert len(MUTATION_CASES) >= 14, len(MUTATION_CASES)   # 10's ring is checked send by send (CHEATS)
 
 
 def test_a_function_that_never_ends_is_stopped_with_a_sentence(monkeypatch):

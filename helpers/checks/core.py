@@ -410,11 +410,18 @@ def judge(exercise, check, *args):
 
 def public_name(check, default="check"):
     """The name a notebook calls a check by (`check_memit`): its attribute in a helpers.checks module."""
-    for module_name, module in list(sys.modules.items()):
-        if module_name.startswith("helpers.checks.nb") and module is not None:
-            for attr, value in list(vars(module).items()):
-                if value is check and not attr.startswith("_"):
-                    return attr
+    modules = [module for module_name, module in list(sys.modules.items())
+               if module_name.startswith("helpers.checks.nb") and module is not None]
+    for module in modules:
+        for attr, value in list(vars(module).items()):
+            if value is check and not attr.startswith("_"):
+                return attr
+    exercise = getattr(check, "exercise", None)
+    for module in modules:   # a module imported again since (importlib.reload) holds an equal check
+        for attr, value in list(vars(module).items()):
+            if (exercise is not None and type(value) is type(check) and not attr.startswith("_")
+                    and getattr(value, "exercise", None) == exercise):
+                return attr
     name = getattr(check, "__name__", default)
     return name.lstrip("_") or default
 
@@ -470,10 +477,14 @@ def explained_calls(exercise, check, name=None):
     For a check written as a function; `referee` does this for every check it decorates.
     """
     params = _signature_params(check)
+    try:   # the positional parameters, those with a default (an optional last argument) too
+        most = len(inspect.signature(check).parameters)
+    except (TypeError, ValueError):
+        most = None
 
     @functools.wraps(check)
     def run(*args, **kwargs):
-        if params is not None and (len(args) != len(params) or kwargs):
+        if params is not None and (not len(params) <= len(args) <= most or kwargs):
             example = ", ".join(p for p, _ in params)
             return how_to_call(exercise, name or run, params, example, len(args) + len(kwargs))
         return check(*args, **kwargs)

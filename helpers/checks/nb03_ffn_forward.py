@@ -534,12 +534,12 @@ class _BackwardCheck(Check):
                 if isinstance(got, RuntimeError) and "cannot be multiplied" in str(got):
                     return wrong(self.exercise, say(_BACKWARD_SAID["shape error"], call=call))
                 return early
+            for name, before, after in zip(_INPUT_NAMES, case, given, strict=True):   # first: it spoils the rest
+                if not torch.equal(before, after):
+                    return wrong(self.exercise, say(_BACKWARD_SAID["in place"], name=name))
             used = _autograd_used(recorder.names, got)
             if used is not None:
                 return wrong(self.exercise, say(_BACKWARD_SAID["autograd"], what=used))
-            for name, before, after in zip(_INPUT_NAMES, case, given, strict=True):
-                if not torch.equal(before, after):
-                    return wrong(self.exercise, say(_BACKWARD_SAID["in place"], name=name))
             grads = tuple(_as_tensor(g) for g in got) if isinstance(got, (tuple, list)) and len(got) == 5 else None
             if grads is None or any(g is None for g in grads):
                 return wrong(self.exercise, say(_BACKWARD_SAID["five"], call=call, got=describe(got)))
