@@ -12,7 +12,7 @@ import torch
 
 from helpers.attention import CausalSelfAttention, causal_mask
 from helpers.checks.compare import arrays
-from helpers.checks.core import WRONG, referee, wrong
+from helpers.checks.core import WRONG, explained_calls, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import say
@@ -275,3 +275,7 @@ _LINEARITY_GUESSES = {
     ("linear in x only", "linear in v only"): say("{} {}", _IN_V, _NOT_IN_X),
 }
 check_linearity_guess = _named(_LINEARITY, _words, _LINEARITY_GUESSES)
+
+
+# Called with the wrong number of arguments, a check says how to call it (not Python's TypeError).
+check_token3_inputs = explained_calls(_TOKEN3.exercise, check_token3_inputs)

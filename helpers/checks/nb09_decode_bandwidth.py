@@ -11,7 +11,7 @@ import math
 from helpers import bandwidth
 from helpers.checks import language
 from helpers.checks.compare import exact, number
-from helpers.checks.core import wrong
+from helpers.checks.core import explained_calls, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import say
 from helpers.config_params import count_params, load_config
@@ -259,3 +259,7 @@ check_knee_batch = Check(
                 "{llama2_long} for Llama-2-7B at 4096: long contexts keep decode memory-bound at any batch.",
                 no_cache=_batch(_no_cache), llama3=_batch(_llama3), llama2_long=_batch(_llama2_long)),
 )
+
+
+# Called with the wrong number of arguments, a check says how to call it (not Python's TypeError).
+check_layer_ratio = explained_calls(LAYER_RATIO, check_layer_ratio)

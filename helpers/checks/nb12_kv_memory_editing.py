@@ -24,7 +24,16 @@ from helpers import facts, kv_memory
 from helpers.capacity import one_thread
 from helpers.checks import language
 from helpers.checks.compare import arrays, number
-from helpers.checks.core import MISSING, WRONG, attempt, correct, judge, not_attempted, wrong
+from helpers.checks.core import (
+    MISSING,
+    WRONG,
+    attempt,
+    correct,
+    explained_calls,
+    judge,
+    not_attempted,
+    wrong,
+)
 from helpers.checks.runner import Check, Mistake, Prediction, _answer, _choice
 from helpers.checks.show import _listed, one_line, say
 
@@ -562,3 +571,9 @@ def _on_one_thread(check, exercise):
 check_ablation = _on_one_thread(_check_ablation, _ABLATION.exercise)
 check_tracing = _on_one_thread(_check_tracing, _TRACING.exercise)
 check_memit = _on_one_thread(_check_memit, _MEMIT.exercise)
+
+
+# Called with the wrong number of arguments, a check says how to call it (not Python's TypeError).
+check_ablation = explained_calls(_ABLATION.exercise, check_ablation)
+check_tracing = explained_calls(_TRACING.exercise, check_tracing)
+check_memit = explained_calls(_MEMIT.exercise, check_memit)

@@ -21,7 +21,7 @@ from torch.overrides import TorchFunctionMode
 
 from helpers import gpt2, kv_memory
 from helpers.checks.compare import arrays
-from helpers.checks.core import correct, referee, wrong
+from helpers.checks.core import correct, explained_calls, referee, wrong
 from helpers.checks.nb12_kv_memory_editing import NamedChoice
 from helpers.checks.runner import Check, Mistake
 from helpers.checks.show import Text, one_line, say
@@ -488,3 +488,8 @@ check_undo_guess = NamedChoice(
                 "so nothing of the update is left.", when=lambda guess, actual: guess == "C" and actual == "A"),
     ],
 )
+
+
+# Called with the wrong number of arguments, a check says how to call it (not Python's TypeError).
+check_mlp_from_hf = explained_calls(EX1, check_mlp_from_hf)
+check_restore_hook = explained_calls(EX3, check_restore_hook)

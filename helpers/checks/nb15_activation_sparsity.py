@@ -15,7 +15,7 @@ import torch
 
 from helpers import sparsity
 from helpers.checks.compare import arrays
-from helpers.checks.core import MISSING, attempt, judge, not_attempted, wrong
+from helpers.checks.core import MISSING, attempt, explained_calls, judge, not_attempted, wrong
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.runner import Check, Mistake
 from helpers.checks.show import say
@@ -201,3 +201,7 @@ check_saving_guess = NamedPrediction(
                 "columns needs to be read.", when=lambda guess, actual: guess < 10),
     ],
 )
+
+
+# Called with the wrong number of arguments, a check says how to call it (not Python's TypeError).
+check_sparse_mlp = explained_calls(EX2, check_sparse_mlp)
