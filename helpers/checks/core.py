@@ -477,16 +477,17 @@ def explained_calls(exercise, check, name=None):
     For a check written as a function; `referee` does this for every check it decorates.
     """
     params = _signature_params(check)
-    try:   # the positional parameters, those with a default (an optional last argument) too
-        most = len(inspect.signature(check).parameters)
+    try:   # the parameters, those with a default (an optional last argument, maybe given by name) too
+        names = set(inspect.signature(check).parameters)
     except (TypeError, ValueError):
-        most = None
+        names = set()
 
     @functools.wraps(check)
     def run(*args, **kwargs):
-        if params is not None and (not len(params) <= len(args) <= most or kwargs):
+        given = len(args) + len(kwargs)
+        if params is not None and (not len(params) <= given <= len(names) or not set(kwargs) <= names):
             example = ", ".join(p for p, _ in params)
-            return how_to_call(exercise, name or run, params, example, len(args) + len(kwargs))
+            return how_to_call(exercise, name or run, params, example, given)
         return check(*args, **kwargs)
     return run
 
