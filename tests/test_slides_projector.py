@@ -121,12 +121,15 @@ def test_a_long_code_cell_is_cut_across_sub_slides_marked_continued(browser, dec
     try:
         page.goto(deck.as_uri())
         page.wait_for_selector(".reveal.ready", timeout=60_000)
-        first, last = source.strip().splitlines()[0].strip(), source.strip().splitlines()[-1].strip()
+        lines = source.strip().splitlines()   # two lines each, so that a line common elsewhere cannot match
+        first, last = "\n".join(lines[:2]), "\n".join(lines[-2:])
         where = page.evaluate("""([first, last]) => {
           const slides = [...document.querySelectorAll('.reveal .slides section:not(:has(> section))')];
           const find = text => slides.findIndex(s => [...s.querySelectorAll('.jp-InputArea pre')]
             .some(pre => pre.textContent.includes(text)));
-          const a = find(first), b = find(last);
+          const a = find(first);
+          const b = slides.findIndex((s, i) => i > a && [...s.querySelectorAll('.jp-InputArea pre')]
+            .some(pre => pre.textContent.includes(last)));
           const marks = slides.slice(a + 1, b + 1).filter(s => s.querySelector('.celltag_slide-continued')).length;
           return {a, b, marks};
         }""", [first, last])
