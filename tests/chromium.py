@@ -53,3 +53,21 @@ def block_network(page):
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(LOCAL)
                else route.abort("internetdisconnected"))
     return attempted
+
+
+def settled(measure):
+    """A page function of n, true once the present slide's images have loaded and the page function
+    `measure` gave the same result in n frames in a row (poll it once a frame, polling="raf"): the
+    slide has settled, however slow the machine. Reset window.__measure before each slide."""
+    return f"""n => {{
+  if (![...document.querySelectorAll('.reveal section.present img')].every(img => img.complete)) return false;
+  const m = JSON.stringify(({measure})());
+  window.__same = window.__measure === m ? (window.__same || 0) + 1 : 0;
+  window.__measure = m;
+  return window.__same >= n;
+}}"""
+
+
+def wait_until_settled(page, measure, frames=2, timeout_ms=60_000):
+    page.evaluate("() => { window.__measure = null; window.__same = 0; }")
+    page.wait_for_function(settled(measure), arg=frames, polling="raf", timeout=timeout_ms)

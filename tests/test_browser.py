@@ -275,6 +275,11 @@ RISE_MEASURE = """() => {
 }"""
 
 
+def settle(page, frames=2):
+    """Wait until the present slide has settled (tests/chromium.py)."""
+    chromium.wait_until_settled(page, RISE_MEASURE, frames, timeout_ms=30_000)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_every_rise_slide_fits_the_screen_without_scrolling(browser, lab, path):
     base, token = lab
@@ -285,7 +290,7 @@ def test_every_rise_slide_fits_the_screen_without_scrolling(browser, lab, path):
         page.goto(f"{base}/rise/{path.name}?token={token}")
         page.locator(".reveal.ready .slides > section.present").wait_for(timeout=90_000)
         page.wait_for_function("() => document.fonts.status === 'loaded'")
-        page.wait_for_timeout(1000)   # the cells' editors and outputs settle
+        settle(page, frames=5)        # the cells' editors and outputs settle
         while True:
             m = page.evaluate(RISE_MEASURE)
             assert m["index"] != last, f"{path.name}: Space did not move past slide {last}"
@@ -301,7 +306,7 @@ def test_every_rise_slide_fits_the_screen_without_scrolling(browser, lab, path):
             page.wait_for_function("i => [...document.querySelectorAll('.reveal .slides section')]"
                                    ".filter(s => !s.querySelector('section')).findIndex(s => s.classList.contains('present')) !== i",
                                    arg=last, timeout=10_000)
-            page.wait_for_timeout(150)
+            settle(page)
     finally:
         page.close()
     assert last >= 5, f"{path.name}: RISE showed only {last + 1} slides"
