@@ -1,81 +1,22 @@
 """Timings never fail a notebook on a busy laptop.
 
-A learner's laptop runs a browser and a video call beside the course. Every notebook that times
-something (it imports helpers.timing, or calls benchmark / fastest) must pass strict nbval with
-two CPU-bound processes running beside it for the whole run: an assert on a measured time keeps
-a margin such a machine keeps, and the text beside a timing holds there too.
-
-The two busy processes are bounded: each stops by itself after HOG_SECONDS, or as soon as the
-process that started it is gone, so a killed or timed-out test leaves nothing running.
+`make test`'s nbval run runs every notebook that times something beside two CPU-bound processes
+(tests/busy_timing.py, turned on by COURSE_BUSY=2): those notebooks run once, busy, and the rest
+idle. Here: the busy processes are bounded, the timing notebooks are found, and the plugin really
+keeps two of them running through every cell of a timing notebook and none through the cells of
+another notebook.
 """
 
 import os
-import re
 import subprocess
 import sys
-import time
-from contextlib import contextmanager
 
 import nbformat
 import pytest
+from busy_timing import HOG, cpu_hogs, running, times_something, wait_until_gone
+from nbformat.v4 import new_code_cell, new_notebook
 
 from course_paths import ROOT, notebook_paths
-
-TIMES = re.compile(r"helpers\.timing|\b(benchmark|fastest)\(")
-RUN_SECONDS = 600  # an nbval run that takes longer fails as timed out
-HOG_SECONDS = RUN_SECONDS + 60
-# Busy on one core until the deadline (argument 1) or until its parent (argument 2: the test's
-# process id, passed because that parent may be gone before this starts) is gone.
-HOG = """
-import os, sys, time
-deadline, parent = time.monotonic() + float(sys.argv[1]), int(sys.argv[2])
-while time.monotonic() < deadline and os.getppid() == parent:
-    sum(i * i for i in range(20_000))
-"""
-
-
-def timing_notebooks():
-    """The numbered notebooks with a code cell that times something."""
-    def times(path):
-        cells = nbformat.read(path, as_version=4).cells
-        return any(c.cell_type == "code" and TIMES.search(c.source) for c in cells)
-    return [p for p in notebook_paths() if times(p)]
-
-
-@contextmanager
-def cpu_hogs(n=2, seconds=HOG_SECONDS):
-    """n processes, each keeping one core busy, for the length of the `with` block."""
-    hogs = [subprocess.Popen([sys.executable, "-c", HOG, str(seconds), str(os.getpid())])
-            for _ in range(n)]
-    try:
-        yield hogs
-    finally:
-        for hog in hogs:
-            hog.kill()
-        for hog in hogs:
-            hog.wait()
-
-
-def running(pid):
-    """True while process `pid` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in {"Z", "X"}
-    except FileNotFoundError:
-        return False
-    except OSError:  # no /proc (macOS)
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-
-
-def wait_until_gone(pid, seconds=10):
-    end = time.monotonic() + seconds
-    while running(pid) and time.monotonic() < end:
-        time.sleep(0.05)
-    return not running(pid)
 
 
 def test_a_hog_stops_at_its_deadline():
@@ -97,20 +38,60 @@ def test_a_hog_stops_when_the_test_that_started_it_is_killed():
 
 
 def test_the_timing_notebooks_are_found():
-    names = [p.name[:2] for p in timing_notebooks()]
+    names = [p.name[:2] for p in notebook_paths() if times_something(p)]
     assert {"01", "03", "09"} <= set(names), names
 
 
-@pytest.mark.parametrize("path", timing_notebooks(), ids=lambda p: p.stem)
-def test_nbval_passes_beside_two_cpu_hogs(path):
-    with cpu_hogs() as hogs:
-        result = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-             "--nbval", "--nbval-current-env", "--nbval-sanitize-with", "tests/sanitize.cfg",
-             str(path.relative_to(ROOT))],
-            cwd=ROOT, env=dict(os.environ, COURSE_DEVICE="cpu", PYTHONHASHSEED="0"),
-            capture_output=True, text=True, timeout=RUN_SECONDS,
-        )
-        busy = [hog.poll() is None for hog in hogs]
-    assert all(busy), "a busy process stopped before the run ended: the machine was not busy throughout"
-    assert result.returncode == 0, f"nbval beside two CPU hogs:\n{result.stdout[-6000:]}"
+# Prints how many busy processes the process that started this kernel (nbval's) is running now.
+COUNT_HOGS = """import os
+def busy_beside():
+    n = 0
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/cmdline', 'rb') as f:
+                hog = b'deadline, parent' in f.read()
+            with open(f'/proc/{pid}/stat') as f:
+                parent = int(f.read().rsplit(')', 1)[1].split()[1])
+        except OSError:
+            continue
+        n += hog and parent == os.getppid()
+    return n
+print(busy_beside())"""
+
+
+def test_a_timing_notebook_runs_every_cell_busy_and_the_next_notebook_idle(tmp_path):
+    if not os.path.isdir("/proc"):
+        pytest.skip("counts the busy processes in /proc")
+    timing = new_notebook(cells=[new_code_cell("from helpers.timing import benchmark\n" + COUNT_HOGS),
+                                 new_code_cell("print(busy_beside())")])
+    plain = new_notebook(cells=[new_code_cell(COUNT_HOGS)])
+    for name, nb, busy in (("a_timing.ipynb", timing, 2), ("b_plain.ipynb", plain, 0)):
+        for cell in nb.cells:   # the stored output nbval compares with: what each run must print
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"{busy}\n")]
+            cell.execution_count = 1
+        nbformat.write(nb, tmp_path / name)
+    assert times_something(tmp_path / "a_timing.ipynb") and not times_something(tmp_path / "b_plain.ipynb")
+    run = ("import sys, pytest; sys.path.insert(0, sys.argv[1]); from busy_timing import BusyWhileTiming; "
+           "sys.exit(pytest.main(sys.argv[2:], plugins=[BusyWhileTiming(2)]))")
+    done = subprocess.run([sys.executable, "-c", run, str(ROOT / "tests"), "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "--rootdir", str(tmp_path), "--nbval", "--nbval-current-env",
+                           "a_timing.ipynb", "b_plain.ipynb"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *sys.path])))
+    assert done.returncode == 0 and "3 passed" in done.stdout, done.stdout[-4000:] + done.stderr[-2000:]
+    # and the same check fails where nothing ran beside the timing notebook
+    idle = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "--rootdir", str(tmp_path), "--nbval", "--nbval-current-env", "a_timing.ipynb"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *sys.path])))
+    assert idle.returncode != 0, idle.stdout[-3000:]
+
+
+def test_make_test_runs_the_timing_notebooks_busy(pytestconfig):
+    """`make test` sets COURSE_BUSY=2, and tests/conftest.py then registers the plugin."""
+    makefile = (ROOT / "Makefile").read_text()
+    test_target = makefile[makefile.index("\ntest:"):makefile.index("\n\n", makefile.index("\ntest:"))]
+    assert "COURSE_BUSY=2" in test_target and "--nbval" in makefile, test_target
+    if os.environ.get("COURSE_BUSY") == "2":
+        plugin = pytestconfig.pluginmanager.get_plugin("busy-while-timing")
+        assert plugin is not None and plugin.n == 2

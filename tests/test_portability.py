@@ -3,17 +3,18 @@
 A study group's laptops differ in CPU vendor, vector unit (AVX2, AVX-512, none, ARM) and thread
 count, and each picks other kernels and summation orders: torch its own (ATEN_CPU_CAPABILITY),
 numpy its SIMD loops (NPY_DISABLE_CPU_FEATURES) and the OpenBLAS that numpy and scipy bundle its
-core (OPENBLAS_CORETYPE). The main nbval run checks the notebooks as this machine runs them; these
-runs check the English notebooks again as two real machines would, each a profile where torch,
-numpy and OpenBLAS agree on the CPU, as they do on one laptop:
+core (OPENBLAS_CORETYPE). Two real machines, each a profile where torch, numpy and OpenBLAS agree
+on the CPU, as they do on one laptop:
 - an AVX2 laptop: torch's AVX2 kernels, numpy without its AVX-512 loops, OpenBLAS's Haswell core,
-  two threads;
+  two threads. `make test` runs everything as this laptop where the CPU can be one
+  (`cpu_paths.py --laptop-env`), so its main nbval run is this profile; on a CPU that cannot be
+  one, the English notebooks run under it here;
 - an older CPU without AVX2, on one thread: torch's plain kernels, numpy without its AVX2 loops
-  either, OpenBLAS's Sandybridge core.
-The Korean notebooks run the same code cells (tests/test_korean_edition.py), so they are not run
-again here. Before nbval, the child process checks that numpy and OpenBLAS really take those paths
-(tests/cpu_paths.py); a profile that is this machine's own is skipped. A failure names the cell
-that printed a digit which depends on the machine.
+  either, OpenBLAS's Sandybridge core. The Colab simulation (tests/test_colab_install.py) runs the
+  Korean notebooks as this CPU, so that each notebook's code runs once on each profile: their code
+  cells and outputs are the English ones (tests/test_korean_edition.py).
+Before nbval, the process checks that numpy and OpenBLAS really take those paths
+(tests/cpu_paths.py). A failure names the cell that printed a digit which depends on the machine.
 """
 
 import os
@@ -30,12 +31,15 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from course_paths import ROOT, notebook_paths
 
-# profile: (environment variables, numpy features turned off, the OpenBLAS core)
-CONDITIONS = {
-    "AVX2 laptop": ({"ATEN_CPU_CAPABILITY": "avx2"}, numpy_off(*AVX512), "Haswell"),
+# profile: (environment variables, the families of numpy features turned off, the OpenBLAS core)
+PROFILES = {
+    "AVX2 laptop": ({"ATEN_CPU_CAPABILITY": "avx2"}, AVX512, "Haswell"),
     "older CPU, one thread": ({"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "1",
-                               "MKL_NUM_THREADS": "1"}, numpy_off(*AVX2), "Sandybridge"),
+                               "MKL_NUM_THREADS": "1"}, AVX2, "Sandybridge"),
 }
+# the same, with the features this interpreter's numpy dispatches
+CONDITIONS = {name: (variables, numpy_off(*families), core) for name, (variables, families, core) in PROFILES.items()}
+OLDER_CPU = "older CPU, one thread"
 TORCH_CAPABILITY = torch.backends.cpu.get_cpu_capability()  # "AVX512", "AVX2", "DEFAULT", ...
 
 
@@ -52,6 +56,27 @@ def environment(condition):
 def paths_args(condition):
     _, off, openblas = CONDITIONS[condition]
     return ["--off", ",".join(off), "--openblas", openblas]
+
+
+def profile(condition):
+    """`condition` for another interpreter (the Colab simulation's, with its own numpy): a function
+    of that python giving (environment variables, the command that checks the paths, then runs
+    pytest with the arguments that follow it), as tools/colab_check.py takes it; None where the
+    profile cannot run here (not an x86 CPU)."""
+    if not X86:
+        return None
+    variables, families, openblas = PROFILES[condition]
+
+    def for_python(python):
+        probe = (f"import sys; sys.path.insert(0, {str(ROOT / 'tests')!r}); from cpu_paths import numpy_off; "
+                 f"print(','.join(numpy_off(*{families!r})))")
+        clean = {k: v for k, v in os.environ.items() if k not in {"NPY_DISABLE_CPU_FEATURES", "PYTHONPATH"}}
+        off = subprocess.run([str(python), "-c", probe], env=clean, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        env = dict(variables, PYTHONHASHSEED="0", OPENBLAS_CORETYPE=openblas,
+                   NPY_DISABLE_CPU_FEATURES=off.replace(",", " ") or None)
+        return env, [str(python), str(ROOT / "tests" / "cpu_paths.py"), "--off", off, "--openblas", openblas, "--"]
+    return for_python
 
 
 def skip_reason(condition):
@@ -98,6 +123,8 @@ GROUPS = [notebook_paths()[i:i + GROUP] for i in range(0, len(notebook_paths()),
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: f"{g[0].name[:2]}-{g[-1].name[:2]}")
 @pytest.mark.parametrize("condition", list(CONDITIONS))
 def test_notebooks_pass_nbval_under(condition, group):
+    if condition == OLDER_CPU and profile(condition) is not None:
+        pytest.skip("the Colab simulation runs the notebooks as this CPU (tests/test_colab_install.py)")
     if reason := skip_reason(condition):
         pytest.skip(reason)
     result = nbval_under(condition, [p.relative_to(ROOT) for p in group])

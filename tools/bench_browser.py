@@ -2,6 +2,8 @@
 
     python tools/bench_browser.py                 # every demo, normal and projector mode
     python tools/bench_browser.py 05 12           # demos of notebooks starting with 05 or 12
+    python tools/bench_browser.py --room          # normal mode alone, beside one CPU-bound
+                                                  # process and beside two (a busy laptop)
 
 For each demo a notebook of two cells (the course style, then the demo: `make(); show()`) runs in
 JupyterLab on loopback, driven by headless Chromium (Debian's /usr/bin/chromium, playwright).
@@ -172,17 +174,10 @@ def measure(page, base, token, path, timeout_s=120):
     return label, how, seconds
 
 
-def rows(prefixes=(), projector=(False, True), report=None):
-    """One table row per demo and mode: the browser's release-to-paint median and range.
-    report(row), if given, is called with each row as soon as it is measured."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        return [bench.row("browser redraws", "skipped: playwright is not installed")]
-    if not Path(CHROMIUM).exists():
-        return [bench.row("browser redraws", f"skipped: no Chromium at {CHROMIUM} (apt-get install chromium)")]
-    names = [n for n in demos.DEMOS if not prefixes or n.startswith(tuple(prefixes))]
-    out = []
+def measured(names, projector=(False, True)):
+    """For each demo of `names` and each mode: (name, mode, (label, how, seconds)), or
+    (name, mode, the exception) where the demo failed to answer, as soon as it is measured."""
+    from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         root = Path(tmp)
         for name in names:
@@ -198,30 +193,99 @@ def rows(prefixes=(), projector=(False, True), report=None):
                     shut_down_kernels(base, token)
                     page = browser.new_page(viewport={"width": 1280, "height": 720})
                     try:
-                        label, how, seconds = measure(page, base, token, root / f"bench_{name}{'_projector' * on}.ipynb")
-                        median = statistics.median(seconds)
-                        out.append(bench.row(
-                            f"browser: demo {name}, {mode} ({MOVES} x {how}: {label})",
-                            f"median {median * 1e3:.0f} ms ({min(seconds) * 1e3:.0f}-{max(seconds) * 1e3:.0f}), "
-                            f"load average {os.getloadavg()[0]:.1f}",
-                            f"<= {TARGET_S * 1e3:.0f} ms", median <= TARGET_S))
+                        result = measure(page, base, token, root / f"bench_{name}{'_projector' * on}.ipynb")
                     except Exception as err:  # noqa: BLE001 - a demo that fails to answer is a finding
-                        out.append(bench.row(f"browser: demo {name}, {mode}",
-                                             f"error: {type(err).__name__}: {str(err).splitlines()[0][:120]}", "<= 150 ms", False))
+                        result = err
                     finally:
                         page.close()
-                    if report is not None:
-                        report(out[-1])
+                    yield name, mode, result
         finally:
             browser.close()
             stop_lab(server)
+
+
+def missing():
+    """Why the browser rows cannot run here, or None."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "skipped: playwright is not installed"
+    if not Path(CHROMIUM).exists():
+        return f"skipped: no Chromium at {CHROMIUM} (apt-get install chromium)"
+    return None
+
+
+def summary(seconds):
+    """'median 123 ms (110-146)' of release-to-paint seconds."""
+    return (f"median {statistics.median(seconds) * 1e3:.0f} ms "
+            f"({min(seconds) * 1e3:.0f}-{max(seconds) * 1e3:.0f})")
+
+
+def rows(prefixes=(), projector=(False, True), report=None):
+    """One table row per demo and mode: the browser's release-to-paint median and range.
+    report(row), if given, is called with each row as soon as it is measured."""
+    if missing():
+        return [bench.row("browser redraws", missing())]
+    names = [n for n in demos.DEMOS if not prefixes or n.startswith(tuple(prefixes))]
+    out = []
+    for name, mode, result in measured(names, projector):
+        if isinstance(result, Exception):
+            out.append(bench.row(f"browser: demo {name}, {mode}",
+                                 f"error: {type(result).__name__}: {str(result).splitlines()[0][:120]}",
+                                 f"<= {TARGET_S * 1e3:.0f} ms", False))
+        else:
+            label, how, seconds = result
+            out.append(bench.row(f"browser: demo {name}, {mode} ({MOVES} x {how}: {label})",
+                                 f"{summary(seconds)}, load average {os.getloadavg()[0]:.1f}",
+                                 f"<= {TARGET_S * 1e3:.0f} ms", statistics.median(seconds) <= TARGET_S))
+        if report is not None:
+            report(out[-1])
     return out
+
+
+HOG = "while True: pass"
+BESIDE = {0: "no other process", 1: "one CPU-bound process", 2: "two CPU-bound processes"}
+
+
+def room(prefixes=(), beside=(0, 1, 2)):
+    """A busy laptop: every demo in normal mode, once beside each number of CPU-bound processes
+    (`python -c "while True: pass"`) in `beside`. Prints a markdown table, a column per number; each
+    cell the median and range of the releases and the 1-minute load average then."""
+    if missing():
+        print(missing())
+        return
+    names = [n for n in demos.DEMOS if not prefixes or n.startswith(tuple(prefixes))]
+    cells, controls = {name: [] for name in names}, {}
+    for n in beside:
+        hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(n)]
+        try:
+            for name, _, result in measured(names, projector=(False,)):
+                if isinstance(result, Exception):
+                    cells[name].append(f"error: {type(result).__name__}")
+                else:
+                    label, how, seconds = result
+                    controls[name] = f"{label} ({how})".replace("|", "\\|")   # a table cell
+                    cells[name].append(f"{summary(seconds).removeprefix('median ')}, "
+                                       f"load {os.getloadavg()[0]:.1f}")
+                print(f"{BESIDE.get(n, n)}: {name}: {cells[name][-1]}", flush=True)
+        finally:
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
+    print("\n| demo (control moved) | " + " | ".join(BESIDE.get(n, f"{n} CPU-bound processes")
+                                                    for n in beside) + " |")
+    print("|---|" + "---|" * len(beside))
+    for name in names:
+        print(f"| {name} ({controls.get(name, '?')}) | " + " | ".join(cells[name]) + " |")
 
 
 def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
     print(f"load average {os.getloadavg()[0]:.1f} (1 min), {os.cpu_count()} cores")
-    rows(args, report=lambda r: print(bench.table([r]).splitlines()[-1], flush=True))
+    if "--room" in args:
+        room([a for a in args if a != "--room"])
+    else:
+        rows(args, report=lambda r: print(bench.table([r]).splitlines()[-1], flush=True))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ from course_paths import NOTEBOOK_DIR, ROOT, all_notebook_paths
 
 COLAB_STACK = ["torch==2.13.0", "numpy==2.1.3", "scipy==1.16.*", "matplotlib==3.10.*",
                "ipywidgets==7.7.1", "tqdm==4.67.*",
+               # preinstalled (scikit-learn needs it): reads the OpenBLAS core a CPU profile asks for
+               "threadpoolctl>=3.1",
                # notebook 13: the oldest transformers the course supports (Colab preinstalls a 4.x or newer)
                "transformers==4.51.*", "tokenizers==0.21.*"]
 # What runs the notebooks; Colab runs an ipykernel 6 kernel.
@@ -52,7 +54,8 @@ def colab_python(venv):
     """A fresh virtual environment at `venv` with Colab's versions; its python."""
     run([sys.executable, "-m", "venv", str(venv)])
     python = venv / "bin" / "python"
-    run([str(python), "-m", "pip", "install", "-q", *COLAB_STACK, *RUNNERS])
+    # --no-compile: no bytecode for the thousands of files nothing imports (half the install's time)
+    run([str(python), "-m", "pip", "install", "-q", "--no-compile", *COLAB_STACK, *RUNNERS])
     return python
 
 
@@ -61,7 +64,7 @@ def install_changes_nothing(python, wheel):
     before = freeze(python)
     if before.get("ipywidgets") != "7.7.1" or before.get("numpy") != "2.1.3":
         raise CheckFailed(f"the environment does not hold Colab's versions: {before}")
-    log = run([str(python), "-m", "pip", "install", str(wheel)])
+    log = run([str(python), "-m", "pip", "install", "--no-compile", str(wheel)])
     after = freeze(python)
     changed = {n: (v, after.get(n)) for n, v in before.items() if after.get(n) != v}
     if changed:
@@ -74,9 +77,11 @@ def install_changes_nothing(python, wheel):
         raise CheckFailed(f"installing the course reinstalled {replaced}")
 
 
-def notebooks_pass(python, work, jobs=2, editions=None):
+def notebooks_pass(python, work, jobs=2, editions=None, profile=None):
     """nbval (strict) on a copy of the notebooks in `work`, importing the installed course: every
-    edition's, or those of `editions` ("en", "ko")."""
+    edition's, or those of `editions` ("en", "ko"). `profile(python)`, if given, returns the
+    (environment variables, command before pytest's arguments) of a CPU profile to run them as
+    (tests/test_portability.py's older CPU)."""
     for path in all_notebook_paths():  # the course's notebooks, not copies a session left
         edition = path.parent.name if path.parent != NOTEBOOK_DIR else "en"
         if editions is not None and edition not in editions:
@@ -91,19 +96,27 @@ def notebooks_pass(python, work, jobs=2, editions=None):
     where = run([str(python), "-c", "import helpers; print(helpers.__file__)"], cwd=work, env=env)
     if str(ROOT) in where or str(python.parent.parent) not in where:
         raise CheckFailed(f"the notebooks would import helpers from {where.strip()}")
-    run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(jobs),
-         "--dist", "loadscope", "--nbval", "--nbval-current-env",
-         "--nbval-sanitize-with", "sanitize.cfg", "notebooks"], cwd=work, env=env)
+    command = [str(python), "-m", "pytest"]
+    if profile is not None:
+        variables, command = profile(python)
+        env.update(variables)
+        env = {k: v for k, v in env.items() if v is not None}   # None: the profile unsets it
+    out = run([*command, "-q", "-p", "no:cacheprovider", "-n", str(jobs),
+               "--dist", "loadscope", "--nbval", "--nbval-current-env",
+               "--nbval-sanitize-with", "sanitize.cfg", "notebooks"], cwd=work, env=env)
+    if profile is not None and "paths: as asked" not in out:   # tests/cpu_paths.py's word that it checked
+        raise CheckFailed(f"the notebooks ran, but not as the CPU profile asked:\n{out[-3000:]}")
 
 
-def check_wheel(wheel, work, editions=None):
+def check_wheel(wheel, work, editions=None, profile=None):
     """The whole simulation for `wheel`, in the empty folder `work`; CheckFailed if it fails.
-    `editions` ("en", "ko"): only their notebooks run; every edition's by default."""
+    `editions` ("en", "ko"): only their notebooks run; every edition's by default. `profile`: as
+    notebooks_pass takes it."""
     work = Path(work)
     python = colab_python(work / "colab")
     install_changes_nothing(python, wheel)
     (work / "run").mkdir()
-    notebooks_pass(python, work / "run", editions=editions)
+    notebooks_pass(python, work / "run", editions=editions, profile=profile)
 
 
 def main(argv):
