@@ -71,3 +71,15 @@ def settled(measure):
 def wait_until_settled(page, measure, frames=2, timeout_ms=60_000):
     page.evaluate("() => { window.__measure = null; window.__same = 0; }")
     page.wait_for_function(settled(measure), arg=frames, polling="raf", timeout=timeout_ms)
+
+
+def visit_slide(page, reveal, h, v, timeout_ms=60_000):
+    """Bring slide (h, v) of a `make slides` deck up (`reveal`: the expression that gives its
+    reveal.js) and wait until the deck has fitted it: the fit marks the slide it has measured."""
+    page.evaluate("([h, v]) => { const r = REVEAL, s = r.getSlide(h, v);"
+                  " if (r.getIndices().h !== h || r.getIndices().v !== v) { delete s.dataset.fitted; r.slide(h, v); } }"
+                  .replace("REVEAL", reveal), [h, v])
+    page.wait_for_function("([h, v]) => { const r = REVEAL, i = r.getIndices();"
+                           " return i.h === h && i.v === v && r.getCurrentSlide().dataset.fitted"
+                           " && document.readyState === 'complete'; }".replace("REVEAL", reveal),
+                           arg=[h, v], timeout=timeout_ms)

@@ -43,15 +43,18 @@ OLDER_CPU = "older CPU, one thread"
 TORCH_CAPABILITY = torch.backends.cpu.get_cpu_capability()  # "AVX512", "AVX2", "DEFAULT", ...
 
 
+def profile_variables(condition, off):
+    """The variables a process runs `condition` under, with `off` its numpy's features to turn off,
+    as `make test` runs the notebooks (the offline GPT-2 the stored outputs come from, no progress
+    file); None: unset."""
+    variables, _, openblas = PROFILES[condition]
+    return dict(variables, COURSE_DEVICE="cpu", COURSE_GPT2="tiny", COURSE_RECORD="0", PYTHONHASHSEED="0",
+                OPENBLAS_CORETYPE=openblas, NPY_DISABLE_CPU_FEATURES=" ".join(off) or None)
+
+
 def environment(condition):
-    variables, off, openblas = CONDITIONS[condition]
-    # as `make test` runs the notebooks (the offline GPT-2 the stored outputs come from, no progress file)
-    env = dict(os.environ, COURSE_DEVICE="cpu", COURSE_GPT2="tiny", COURSE_RECORD="0", PYTHONHASHSEED="0", **variables)
-    if off:
-        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(off)
-    if openblas:
-        env["OPENBLAS_CORETYPE"] = openblas
-    return env
+    env = dict(os.environ, **profile_variables(condition, CONDITIONS[condition][1]))
+    return {k: v for k, v in env.items() if v is not None}
 
 
 def paths_args(condition):
@@ -74,8 +77,7 @@ def profile(condition):
         clean = {k: v for k, v in os.environ.items() if k not in {"NPY_DISABLE_CPU_FEATURES", "PYTHONPATH"}}
         off = subprocess.run([str(python), "-c", probe], env=clean, capture_output=True, text=True,
                              check=True).stdout.strip()
-        env = dict(variables, PYTHONHASHSEED="0", OPENBLAS_CORETYPE=openblas,
-                   NPY_DISABLE_CPU_FEATURES=off.replace(",", " ") or None)
+        env = profile_variables(condition, [f for f in off.split(",") if f])
         return env, [str(python), str(ROOT / "tests" / "cpu_paths.py"), "--off", off, "--openblas", openblas, "--"]
     return for_python
 

@@ -143,14 +143,7 @@ def test_every_slide_fits_the_screen_without_scrolling(browser, decks):
                                    ".map(s => Math.max(1, s.querySelectorAll(':scope > section').length))")
             for h, n_vertical in enumerate(stacks):
                 for v in range(n_vertical):
-                    page.evaluate("([h, v]) => { const r = REVEAL, s = r.getSlide(h, v);"
-                                  " if (r.getIndices().h !== h || r.getIndices().v !== v) { delete s.dataset.fitted; r.slide(h, v); } }"
-                                  .replace("REVEAL", REVEAL), [h, v])
-                    # the deck fits a slide when it comes up (marking it) and again when a figure loads
-                    page.wait_for_function("([h, v]) => { const r = REVEAL, i = r.getIndices();"
-                                           " return i.h === h && i.v === v && r.getCurrentSlide().dataset.fitted"
-                                           " && document.readyState === 'complete'; }".replace("REVEAL", REVEAL),
-                                           arg=[h, v], timeout=60_000)
+                    chromium.visit_slide(page, REVEAL, h, v)   # fitted; fitted again once a figure loads:
                     chromium.wait_until_settled(page, MEASURE)
                     m = page.evaluate(MEASURE)
                     n_slides, n_figures = n_slides + 1, n_figures + m["figures"]

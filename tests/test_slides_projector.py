@@ -59,16 +59,6 @@ def decks(browser, tmp_path_factory):
         chromium.require(False, str(e))
 
 
-def visit(page, h, v):
-    """Bring slide (h, v) up and wait until the deck has fitted it (the fit marks the slide)."""
-    page.evaluate("([h, v]) => { const r = REVEAL, s = r.getSlide(h, v);"
-                  " if (r.getIndices().h !== h || r.getIndices().v !== v) { delete s.dataset.fitted; r.slide(h, v); } }"
-                  .replace("REVEAL", REVEAL), [h, v])
-    page.wait_for_function("([h, v]) => { const r = REVEAL, i = r.getIndices();"
-                           " return i.h === h && i.v === v && r.getCurrentSlide().dataset.fitted; }".replace("REVEAL", REVEAL),
-                           arg=[h, v], timeout=60_000)
-
-
 def smallest_fonts(page, deck):
     """(slides visited, [(px, where, text)] of body text, the same of code) for one deck."""
     page.goto(deck.as_uri())
@@ -79,7 +69,7 @@ def smallest_fonts(page, deck):
     body, code, n = [], [], 0
     for h, n_vertical in enumerate(stacks):
         for v in range(n_vertical):
-            visit(page, h, v)
+            chromium.visit_slide(page, REVEAL, h, v)
             found = page.evaluate(SMALLEST)
             n += 1
             body.append((found["body"][0], f"{deck.name} slide {h}.{v}", found["body"][1]))

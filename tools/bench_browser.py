@@ -204,6 +204,11 @@ def measured(names, projector=(False, True)):
             stop_lab(server)
 
 
+def demo_names(prefixes=()):
+    """The demos of the notebooks whose names start with one of `prefixes` (every demo: none)."""
+    return [n for n in demos.DEMOS if not prefixes or n.startswith(tuple(prefixes))]
+
+
 def missing():
     """Why the browser rows cannot run here, or None."""
     try:
@@ -226,7 +231,7 @@ def rows(prefixes=(), projector=(False, True), report=None):
     report(row), if given, is called with each row as soon as it is measured."""
     if missing():
         return [bench.row("browser redraws", missing())]
-    names = [n for n in demos.DEMOS if not prefixes or n.startswith(tuple(prefixes))]
+    names = demo_names(prefixes)
     out = []
     for name, mode, result in measured(names, projector):
         if isinstance(result, Exception):
@@ -254,7 +259,7 @@ def room(prefixes=(), beside=(0, 1, 2)):
     if missing():
         print(missing())
         return
-    names = [n for n in demos.DEMOS if not prefixes or n.startswith(tuple(prefixes))]
+    names = demo_names(prefixes)
     cells, controls = {name: [] for name in names}, {}
     for n in beside:
         hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(n)]
