@@ -59,12 +59,13 @@ lab: $(LAB_STAMP)
 # The whole run is an AVX2 laptop's, the commonest learner machine, where this CPU can be one
 # (torch's AVX2 kernels, numpy without AVX-512, OpenBLAS's Haswell core: tests/cpu_paths.py);
 # the stored outputs come from `make notebooks` on the maintainer's own CPU, and the Colab
-# simulation runs them again as an older CPU on one thread. COURSE_BUSY=2: the notebooks that time
-# something run beside two CPU-bound processes (tests/busy_timing.py).
+# simulation runs them again as an older CPU on one thread. COURSE_BUSY=2: the cells that time
+# something run beside two CPU-bound processes (tests/busy_timing.py). Python may write bytecode
+# (-u PYTHONDONTWRITEBYTECODE): the suite starts hundreds of Pythons that import torch.
 ## Every test: lint, unit tests and nbval (strict) on every notebook
 test: $(TEST_STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
-	env $$($(BIN)/python tests/cpu_paths.py --laptop-env) \
+	env -u PYTHONDONTWRITEBYTECODE $$($(BIN)/python tests/cpu_paths.py --laptop-env) \
 	COURSE_DEVICE=cpu COURSE_GPT2=tiny COURSE_RECORD=0 COURSE_BUSY=2 $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests $(NOTEBOOKS) $(NBVAL)
 
 ## Only the unit tests (quick)

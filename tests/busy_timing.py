@@ -1,16 +1,20 @@
-"""`make test`'s nbval run checks the notebooks that time something as a busy laptop runs them.
+"""`make test`'s nbval run checks the cells that time something as a busy laptop runs them.
 
-A learner's laptop runs a browser and a video call beside the course. Every notebook that times
-something (a code cell imports helpers.timing, or calls benchmark / fastest) runs its cells beside
-CPU-bound processes: an assert on a measured time keeps a margin such a machine keeps, and the text
-beside a timing holds there too. `make test` sets COURSE_BUSY=2 (the number of processes), and
-tests/conftest.py then registers BusyWhileTiming: the processes start before a timing notebook's
-first cell and stop after its last, so that notebook runs once, busy, in the main run.
+A learner's laptop runs a browser and a video call beside the course. Every cell that times
+something (it imports helpers.timing, calls benchmark, fastest or time.perf_counter, or calls a
+function an earlier such cell defined) runs beside CPU-bound processes: an assert on a measured
+time keeps a margin such a machine keeps, and the text beside a timing holds there too. The other
+cells run as they would anyway: what they print does not depend on how busy the machine is, and
+the busy processes would only slow the rest of the suite. `make test` sets COURSE_BUSY=2 (the
+number of processes), and tests/conftest.py then registers BusyWhileTiming: the processes start
+before the first of a run of timing cells and stop after its last, so each notebook runs once, in
+the main run.
 
 The busy processes are bounded: each stops by itself after HOG_SECONDS, or as soon as the process
 that started it is gone, so a killed or timed-out run leaves nothing running.
 """
 
+import ast
 import os
 import re
 import subprocess
@@ -23,7 +27,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-TIMES = re.compile(r"helpers\.timing|\b(benchmark|fastest)\(")
+TIMES = re.compile(r"helpers\.timing|\b(benchmark|fastest)\(|\bperf_counter\b")
 HOG_SECONDS = 660   # longer than any notebook's run
 # Busy on one core until the deadline (argument 1) or until its parent (argument 2: the starting
 # process's id, passed because that parent may be gone before this starts) is gone.
@@ -36,10 +40,29 @@ while time.monotonic() < deadline and os.getppid() == parent:
 
 
 @cache
+def timing_cells(path):
+    """The code cells (their sources) of the notebook at `path` that time something: those that
+    match TIMES, and those that call a function one of those defines."""
+    found, names = set(), set()
+    for cell in nbformat.read(path, as_version=4).cells:
+        calls = any(re.search(rf"\b{re.escape(name)}\(", cell.source) for name in names)
+        if cell.cell_type == "code" and (TIMES.search(cell.source) or calls):
+            found.add(cell.source)
+            names |= defined_functions(cell.source)
+    return frozenset(found)
+
+
+def defined_functions(source):
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
 def times_something(path):
     """True if a code cell of the notebook at `path` times something."""
-    cells = nbformat.read(path, as_version=4).cells
-    return any(c.cell_type == "code" and TIMES.search(c.source) for c in cells)
+    return bool(timing_cells(path))
 
 
 def start_hogs(n, seconds=HOG_SECONDS):
@@ -87,24 +110,28 @@ def wait_until_gone(pid, seconds=10):
 
 
 class BusyWhileTiming:
-    """A pytest plugin: `n` CPU-bound processes run while the cells of a notebook that times
-    something run (nbval's items), from its first cell to its last."""
+    """A pytest plugin: `n` CPU-bound processes run while nbval runs a cell that times something,
+    from the first of a run of such cells to its last."""
 
     def __init__(self, n):
-        self.n, self.notebook, self.hogs = n, None, []
+        self.n, self.hogs = n, []
+
+    @staticmethod
+    def times(item):
+        path = Path(str(item.path))
+        cell = getattr(item, "cell", None)
+        return path.suffix == ".ipynb" and cell is not None and cell.source in timing_cells(path)
 
     def stop(self):
         stop_hogs(self.hogs)
-        self.notebook, self.hogs = None, []
+        self.hogs = []
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item):
-        path = Path(str(item.path))
-        if path.suffix != ".ipynb" or not times_something(path):
+        if not self.times(item):
             self.stop()
-        elif path != self.notebook:
-            self.stop()
-            self.notebook, self.hogs = path, start_hogs(self.n)
+        elif not self.hogs:
+            self.hogs = start_hogs(self.n)
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_teardown(self, item, nextitem):
@@ -112,7 +139,7 @@ class BusyWhileTiming:
             self.stop()
             raise RuntimeError(f"{item.path.name}: a busy process stopped before this cell ended, so "
                                "the machine was not busy throughout its run")
-        if nextitem is None or Path(str(nextitem.path)) != self.notebook:
+        if nextitem is None or not self.times(nextitem):
             self.stop()
 
     def pytest_sessionfinish(self):

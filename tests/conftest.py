@@ -1,5 +1,5 @@
 """How `make test` spreads the tests over pytest-xdist's workers (`--dist loadscope`), and runs
-the notebooks that time something on a busy machine (COURSE_BUSY).
+the cells that time something on a busy machine (COURSE_BUSY).
 
 loadscope runs the tests of one module (or class) on one worker, in order: module fixtures start
 once, and nbval runs a notebook's cells in order in one kernel. The modules in SPREAD are the
@@ -16,7 +16,7 @@ FIRST = {"tests/test_colab_install.py"}   # one test of several minutes: the Col
 
 
 def pytest_configure(config):
-    """COURSE_BUSY=n (`make test` sets 2): the notebooks that time something run their cells
+    """COURSE_BUSY=n (`make test` sets 2): the cells that time something run
     beside n CPU-bound processes (tests/busy_timing.py)."""
     if int(os.environ.get("COURSE_BUSY", "0") or 0) > 0:
         from busy_timing import BusyWhileTiming

@@ -1,10 +1,10 @@
 """Timings never fail a notebook on a busy laptop.
 
-`make test`'s nbval run runs every notebook that times something beside two CPU-bound processes
-(tests/busy_timing.py, turned on by COURSE_BUSY=2): those notebooks run once, busy, and the rest
+`make test`'s nbval run runs every cell that times something beside two CPU-bound processes
+(tests/busy_timing.py, turned on by COURSE_BUSY=2): those cells run once, busy, and the rest
 idle. Here: the busy processes are bounded, the timing notebooks are found, and the plugin really
-keeps two of them running through every cell of a timing notebook and none through the cells of
-another notebook.
+keeps two of them running through every cell that times something (a cell that calls a function
+such a cell defined too) and none through the other cells of that notebook or another.
 """
 
 import os
@@ -59,15 +59,19 @@ def busy_beside():
 print(busy_beside())"""
 
 
-def test_a_timing_notebook_runs_every_cell_busy_and_the_next_notebook_idle(tmp_path):
+def test_a_timing_cell_runs_busy_and_the_other_cells_idle(tmp_path):
     if not os.path.isdir("/proc"):
         pytest.skip("counts the busy processes in /proc")
-    timing = new_notebook(cells=[new_code_cell("from helpers.timing import benchmark\n" + COUNT_HOGS),
-                                 new_code_cell("print(busy_beside())")])
+    timing = new_notebook(cells=[
+        new_code_cell(COUNT_HOGS),                                                          # idle
+        new_code_cell("from helpers.timing import benchmark\n\ndef measure():\n    return busy_beside()\n\n"
+                      "print(measure())"),                                                    # busy
+        new_code_cell("print(busy_beside())"),                                               # idle
+        new_code_cell("print(measure())")])                         # busy: it calls a timing cell's function
     plain = new_notebook(cells=[new_code_cell(COUNT_HOGS)])
-    for name, nb, busy in (("a_timing.ipynb", timing, 2), ("b_plain.ipynb", plain, 0)):
-        for cell in nb.cells:   # the stored output nbval compares with: what each run must print
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"{busy}\n")]
+    for name, nb, busy in (("a_timing.ipynb", timing, [0, 2, 0, 2]), ("b_plain.ipynb", plain, [0])):
+        for cell, n in zip(nb.cells, busy, strict=True):   # the stored output nbval compares with
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"{n}\n")]
             cell.execution_count = 1
         nbformat.write(nb, tmp_path / name)
     assert times_something(tmp_path / "a_timing.ipynb") and not times_something(tmp_path / "b_plain.ipynb")
@@ -78,7 +82,7 @@ def test_a_timing_notebook_runs_every_cell_busy_and_the_next_notebook_idle(tmp_p
                            "a_timing.ipynb", "b_plain.ipynb"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *sys.path])))
-    assert done.returncode == 0 and "3 passed" in done.stdout, done.stdout[-4000:] + done.stderr[-2000:]
+    assert done.returncode == 0 and "5 passed" in done.stdout, done.stdout[-4000:] + done.stderr[-2000:]
     # and the same check fails where nothing ran beside the timing notebook
     idle = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                            "--rootdir", str(tmp_path), "--nbval", "--nbval-current-env", "a_timing.ipynb"],

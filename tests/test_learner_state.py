@@ -96,10 +96,10 @@ def _import_script(names):
     return IMPORT_ONE.format(threads=LEARNER_THREADS, functions=functions, names=list(names))
 
 
-def import_report(names):
+def import_report(names, *paths):
     """{module: [what its import changed]}, importing names in turn in a fresh interpreter, helpers untouched
-    before the first."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE)])}
+    before the first (`paths`: where else to find them)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE), *map(str, paths)])}
     code = _import_script(names)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
                          check=False)
@@ -118,26 +118,84 @@ def test_importing_a_check_or_demo_module_changes_nothing():
 
 CHECK_NOTEBOOK_MODULES = [f"helpers.checks.{p.stem}" for p in sorted((ROOT / "helpers" / "checks").glob("nb*.py"))]
 
+# Each module alone, first thing: one fresh interpreter loads what every notebook's setup cell has
+# loaded before a check module (numpy, torch, matplotlib, no helper), then forks a copy of itself
+# for each module (where the system can fork), each copy as fresh as a new interpreter would be:
+# a second's start instead of torch's import for every module.
+IMPORT_EACH_FIRST = """
+import json, os, random, sys, traceback
+import numpy as np, torch
+LEARNER_THREADS = {threads}
+{functions}
+assert not [m for m in sys.modules if m == "helpers" or m.startswith("helpers.")], "a helper is already loaded"
+import matplotlib
+matplotlib.use("Agg")
+report = {{}}
+for name in {names!r}:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            learner_state()
+            before = snapshot()
+            __import__(name)
+            said = {{"changed": changed(before, snapshot())}}
+        except BaseException:
+            said = {{"error": traceback.format_exc()}}
+        os.write(write, json.dumps(said).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        said = json.loads(pipe.read() or b'{{"error": "the copy that imported it ended without a word"}}')
+    os.waitpid(pid, 0)
+    if "error" in said:
+        sys.exit(f"importing {{name}} raised:\\n{{said['error']}}")
+    report[name] = said["changed"]
+print(json.dumps(report))
+"""
+
+
+def import_each_first(names, *paths):
+    """{module: [what its import changed]}, each of `names` imported first thing (`paths`: where
+    else to find them)."""
+    if not hasattr(os, "fork"):
+        return {name: import_report([name], *paths)[name] for name in names}
+    import inspect
+
+    functions = "\n".join(inspect.getsource(f) for f in (learner_state, snapshot, changed))
+    code = IMPORT_EACH_FIRST.format(threads=LEARNER_THREADS, functions=functions, names=list(names))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE), *map(str, paths)])}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
+                         check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def each_imported_first():
+    return import_each_first(CHECK_NOTEBOOK_MODULES)
+
 
 @pytest.mark.parametrize("name", CHECK_NOTEBOOK_MODULES)
-def test_importing_one_check_module_first_changes_nothing(name):
+def test_importing_one_check_module_first_changes_nothing(name, each_imported_first):
     """A notebook's check module imported first thing in a fresh interpreter, as its notebook's setup cell does:
     torch's and numpy's random states, the default dtype, the thread count and the grad mode are as the
     learner left them (an import that builds a module with torch's default init draws from the learner's
     generator)."""
-    report = import_report([name])
-    assert not report[name], f"importing {name} changed the learner's state: {report[name]}"
+    changes = each_imported_first[name]
+    assert not changes, f"importing {name} changed the learner's state: {changes}"
 
 
-def test_the_import_report_sees_a_module_that_draws(tmp_path):
-    """The import test can fail: a module that draws from torch's generator at import is reported."""
+def test_the_import_reports_see_a_module_that_draws(tmp_path):
+    """The import tests can fail: a module that draws from torch's generator at import is reported, in
+    turn after others and first thing alone."""
     (tmp_path / "draws_at_import.py").write_text("import torch\ntorch.nn.Linear(3, 4)\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(HERE), str(tmp_path)])}
-    code = _import_script(["draws_at_import"])
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
-                         check=False)
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert json.loads(run.stdout.strip().splitlines()[-1])["draws_at_import"] == ["torch's random state (CPU)"]
+    (tmp_path / "draws_nothing.py").write_text("import torch\n")
+    drawn = ["torch's random state (CPU)"]
+    assert import_report(["draws_nothing", "draws_at_import"], tmp_path)["draws_at_import"] == drawn
+    assert import_each_first(["draws_nothing", "draws_at_import"], tmp_path) == {"draws_nothing": [],
+                                                                                  "draws_at_import": drawn}
 
 
 @pytest.fixture
