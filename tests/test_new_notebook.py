@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 
+import nbformat
 import pytest
 
 from course_paths import ROOT
@@ -74,6 +75,20 @@ def test_a_new_lesson_gets_every_file_and_entry_it_needs(course):
                             env={**os.environ, "PYTHONPATH": str(course)}, capture_output=True, text=True)
     assert status.returncode == 1 and stem in status.stdout, status.stdout + status.stderr
     assert "Next: replace every TODO" in done.stdout
+    # The skeleton keeps the course's rules, so that its only failures are the TODOs and translations:
+    # its exercise kinds read the same from the check module as from the notebook ...
+    rules = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            "tests/test_study_progress.py::"
+                            "test_the_exercise_list_from_the_check_modules_matches_the_notebooks"],
+                           cwd=course, env={**os.environ, "PYTHONPATH": str(course)},
+                           capture_output=True, text=True, timeout=600)
+    assert rules.returncode == 0, rules.stdout[-2000:] + rules.stderr[-2000:]
+    # ... and no cell between its prediction and the check prints (it would show the answer).
+    cells = nbformat.read(course / f"notebooks/{stem}.ipynb", as_version=4).cells
+    start = next(i for i, c in enumerate(cells) if "predict" in c.metadata.get("tags", []))
+    end = next(i for i, c in enumerate(cells) if "check_guess(my_guess" in c.source)
+    assert not [i for i in range(start, end + 1) if "print(" in cells[i].source], \
+        "a cell before the prediction's check prints, which shows the answer"
 
 
 def test_a_failure_half_way_leaves_the_course_as_it_was(course):

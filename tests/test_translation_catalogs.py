@@ -68,6 +68,8 @@ def test_every_check_sentence_of_before_the_move_is_still_said_in_korean():
 
 @pytest.mark.parametrize("path", ENGLISH, ids=[p.stem for p in ENGLISH])
 def test_the_korean_notebook_renders_byte_for_byte_as_committed(path):
+    if not (translations.OUT_DIR / path.name).exists():
+        pytest.skip(f"no notebooks/ko/{path.name} yet: test_every_notebook_has_a_korean_edition says so")
     committed = (translations.OUT_DIR / path.name).read_text(encoding="utf-8")
     assert nbformat.writes(translations.rendered(path)) + "\n" == committed, \
         f"notebooks/ko/{path.name} is not what locale/ko/LC_MESSAGES/notebooks.po renders: run `make ko`"

@@ -127,14 +127,13 @@ def notebook(number, name, title):
             """),
         code('my_guess = None   # a number', "exercise-2", "predict"),
         code("""
-            count = sum(p.numel() for p in layer.parameters())
-            print(f"nn.Linear(4, 3) holds {count} parameters")
+            count = sum(p.numel() for p in layer.parameters())   # shown after the check
+            checks.check_guess(my_guess, count)
             """),
         code("""
             assert count == 3 * 4 + 3, f"3 x 4 weights and 3 biases, got {count}"
-            print("Checked: 12 weights and 3 biases.")
+            print(f"Checked: nn.Linear(4, 3) holds {count} parameters, 12 weights and 3 biases.")
             """),
-        code("checks.check_guess(my_guess, count)"),
         md("""
             ## 2. TODO: the second idea
 
@@ -195,7 +194,7 @@ CHECKS = '''\
 """Checks for notebook {number}'s exercises (TODO: the notebook's subject).
 
 1. `scale(x, factor)`: TODO, the build exercise.
-2. A prediction: TODO.
+2. (stretch) A prediction: TODO.
 """
 
 import torch
