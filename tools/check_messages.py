@@ -24,6 +24,7 @@ import ast
 import dataclasses
 import importlib
 import inspect
+import string
 from pathlib import Path
 from types import ModuleType
 
@@ -37,6 +38,26 @@ KEYWORDS = {"message", "success", "why", "answer", "name", "exercise"}
 SKIPPED = {"language.py", "__init__.py"}   # the language machinery and the package's exports hold no sentences
 DERIVED_FROM = {}   # {sentence: the Text or Named it is made from}, filled by loaded_messages
 DERIVED = "filled in from another entry's translation; `translations.py extract` rewrites it"
+
+
+FORMAT_FLAGS = {"python-format", "python-brace-format"}
+
+
+def format_flags(text, domain="checks"):
+    """The format flag of an entry, which `msgfmt -c` and Poedit check the translation by.
+
+    A check's sentence and a setup piece are str.format templates (`show.say`, the setup cell's
+    f-strings): python-brace-format where `{field}`s are filled, so the translation must keep the same
+    fields. Never python-format: no sentence of the course is a %-template, and Babel's guess
+    ("10% of" looks like one) would make gettext reject a correct "10% 미만". A markdown cell is no
+    template at all: no flag."""
+    if domain == "notebooks" or not text or "{" not in text:
+        return set()
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
+    except ValueError:   # a brace that is no field: the text is said as it is
+        return set()
+    return {"python-brace-format"} if fields else set()
 
 
 def _strings(node, names):
@@ -211,7 +232,8 @@ def messages(root, load=True):
             for line, text, comments, _context in babel_extract(extract, fileobj, options=options):
                 old = catalog.get(text)
                 if old is None:
-                    catalog.add(text, locations=[(where, line or None)], auto_comments=comments)
+                    old = catalog.add(text, locations=[(where, line or None)], auto_comments=comments)
+                    old.flags = old.flags - FORMAT_FLAGS | format_flags(text)
                 else:
                     if (where, line or None) not in old.locations:
                         old.locations.append((where, line or None))

@@ -132,7 +132,14 @@ def _previous_ids(text):
 def write_catalog(path, catalog):
     """Write catalog to path as PO: a fuzzy entry's previous msgid as `#| msgid` lines (after its flags, each
     line a quoted string as msgfmt and Poedit write them), obsolete entries kept as #~, references naming
-    the file without a line (moving code does not rewrite the catalog)."""
+    the file without a line (moving code does not rewrite the catalog), and each entry's format flag the
+    one its domain calls for (check_messages.format_flags), whatever Babel guessed."""
+    for message in list(catalog) + list(catalog.obsolete.values()):
+        if message.id:
+            message.flags = message.flags - check_messages.FORMAT_FLAGS | check_messages.format_flags(
+                message.id, Path(path).stem)
+    if isinstance(catalog.revision_date, str):   # Babel's placeholder, which msgfmt -c warns of
+        catalog.revision_date = catalog.creation_date
     marks = {}
     for message in catalog:
         if message.id and message.previous_id and message.fuzzy:
@@ -392,6 +399,7 @@ def extract(paths=None):
     checks = update_checks(catalogs[1], check_messages.messages(ROOT))
     write_catalog(NOTEBOOKS_PO, notebooks)
     write_catalog(CHECKS_PO, checks)
+    write_catalog(SETUP_PO, read_catalog(SETUP_PO))   # its flags and header as the other two
     compile_checks(checks)
     return notebooks, checks
 
