@@ -31,6 +31,8 @@ from types import ModuleType
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract as babel_extract
 
+import translator_notes
+
 CALLS = {"say": (0,), "Mistake": (0,), "Check": (0,), "ModuleCheck": (0,), "Prediction": (0,),
          "NamedPrediction": (0,), "referee": (0,), "correct": (1,), "wrong": (1,), "not_attempted": (1,),
          "_a": (1, 2)}
@@ -198,15 +200,16 @@ def loaded_messages(module_name):
 def extract(fileobj, keywords, comment_tags, options):
     """Babel extraction method: (line, funcname, message, comments) for each sentence of one module."""
     source = fileobj.read().decode(options.get("encoding", "utf-8"))
+    filled, path = translator_notes.field_sources(source), options.get("path", "")
     for line, text in source_messages(source):
-        yield line, None, text, []
+        yield line, None, text, translator_notes.comments(text, path, filled.get(text))
     module = options.get("module")
     if module:
         for text, made in loaded_messages(module):
             if not text:
                 continue
             comments = [f"{DERIVED}: {made.template if hasattr(made, 'template') else repr(made)}"] if made else []
-            yield 0, None, text, comments
+            yield 0, None, text, comments + translator_notes.comments(text, path, filled.get(text))
 
 
 def sources(root):
@@ -227,7 +230,8 @@ def messages(root, load=True):
     catalog = Catalog(project="inside-transformer-mlp", domain="checks", fuzzy=False)
     for path in sources(root):
         where = str(path.relative_to(root))
-        options = {"module": ".".join(path.relative_to(root).with_suffix("").parts) if load else None}
+        options = {"module": ".".join(path.relative_to(root).with_suffix("").parts) if load else None,
+                   "path": where}
         with path.open("rb") as fileobj:
             for line, text, comments, _context in babel_extract(extract, fileobj, options=options):
                 old = catalog.get(text)
@@ -237,5 +241,5 @@ def messages(root, load=True):
                 else:
                     if (where, line or None) not in old.locations:
                         old.locations.append((where, line or None))
-                    old.auto_comments = sorted(set(old.auto_comments) | set(comments))
+                    old.auto_comments = list(dict.fromkeys(old.auto_comments + comments))
     return catalog

@@ -49,6 +49,7 @@ from babel.messages.pofile import PoFileError, denormalize, normalize, read_po, 
 
 import check_messages
 import sync_notebooks
+import translator_notes
 from course_paths import NOTEBOOK_DIR, ROOT, notebook_paths, refuse_uncommitted
 
 LANGUAGE = "ko"
@@ -331,6 +332,7 @@ def update_checks(catalog, template):
     for message in kept:
         if catalog.obsolete.pop(message.id, None) is not None:
             catalog[message.id] = message
+        message.auto_comments = translator_notes.runtime_comments(message.id, ROOT)
     for message in catalog:
         if message.id and message.id in template:   # extraction sees it (a fuzzy match copies flags too)
             message.flags.discard(RUNTIME)
