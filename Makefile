@@ -23,6 +23,9 @@ TORCH ?= auto
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH_BUILD = $(if $(filter cpu cuda,$(TORCH)),$(TORCH),$(if $(filter Darwin,$(shell uname -s)),macos,$(if $(shell command -v nvidia-smi 2>/dev/null),cuda,cpu)))
 
+# The checks' Korean catalog, compiled from its .po for the package (built, never committed).
+CHECKS_MO := helpers/locale/ko/LC_MESSAGES/checks.mo
+
 .DEFAULT_GOAL := $(LAB_STAMP)
 
 .PHONY: help lab test unit nbval lint notebooks sync claims bench gpu-check release-check slides clean \
@@ -53,7 +56,7 @@ $(TEST_STAMP): pyproject.toml $(TORCH_STAMP)
 	@touch $@
 
 ## Open the course: JupyterLab on notebooks/, with RISE (Alt+R: live slides) in a theme that needs no network (TORCH=cpu|cuda picks PyTorch's build)
-lab: $(LAB_STAMP)
+lab: $(LAB_STAMP) $(CHECKS_MO)
 	$(BIN)/jupyter lab notebooks/ --LabApp.app_settings_dir=$(CURDIR)/tools/lab_settings $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 # The whole run is an AVX2 laptop's, the commonest learner machine, where this CPU can be one
@@ -63,17 +66,17 @@ lab: $(LAB_STAMP)
 # something run beside two CPU-bound processes (tests/busy_timing.py). Python may write bytecode
 # (-u PYTHONDONTWRITEBYTECODE): the suite starts hundreds of Pythons that import torch.
 ## Every test: lint, unit tests and nbval (strict) on every notebook
-test: $(TEST_STAMP)
+test: $(TEST_STAMP) $(CHECKS_MO)
 	$(BIN)/ruff check helpers tests tools notebooks
 	env -u PYTHONDONTWRITEBYTECODE $$($(BIN)/python tests/cpu_paths.py --laptop-env) \
 	COURSE_DEVICE=cpu COURSE_GPT2=tiny COURSE_RECORD=0 COURSE_BUSY=2 $(BIN)/python -m pytest -n $(JOBS) --dist loadscope --durations=10 tests $(NOTEBOOKS) $(NBVAL)
 
 ## Only the unit tests (quick)
-unit: $(TEST_STAMP)
+unit: $(TEST_STAMP) $(CHECKS_MO)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadscope tests
 
 ## Only nbval on the notebooks
-nbval: $(TEST_STAMP)
+nbval: $(TEST_STAMP) $(CHECKS_MO)
 	COURSE_DEVICE=cpu COURSE_GPT2=tiny COURSE_RECORD=0 $(BIN)/python -m pytest -n $(JOBS) --dist loadscope $(NOTEBOOKS) $(NBVAL)
 
 ## Only the linter (ruff) on helpers, tests, tools and notebooks
@@ -81,14 +84,20 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff check helpers tests tools notebooks
 
 ## Re-execute notebooks in place and store their outputs (NB=03 for one; FORCE=1 rewrites one with uncommitted changes)
-notebooks: $(TEST_STAMP)
+notebooks: $(TEST_STAMP) $(CHECKS_MO)
 	$(BIN)/python tools/sync_notebooks.py $(NB)
 	$(BIN)/python tools/run_notebooks.py $(NB)
 	$(BIN)/python tools/section_minutes.py
 	$(BIN)/python tools/claims.py
 
+# With Babel, which the lab's and the tests' packages hold (each target above installs them first);
+# the wheel's build compiles it too (setup.py).
+$(CHECKS_MO): locale/ko/LC_MESSAGES/checks.po tools/compile_catalogs.py
+	$(RUN_PYTHON) tools/compile_catalogs.py
+	@touch $@
+
 ## The Korean edition: notebooks/ko/ made from locale/ko/LC_MESSAGES/*.po and executed (NB=03 for one)
-ko: $(TEST_STAMP)
+ko: $(TEST_STAMP) $(CHECKS_MO)
 	$(BIN)/python tools/translations.py build $(NB)
 
 ## The Korean edition's missing, fuzzy and obsolete entries and changed code cells (exit 1 if any)

@@ -6,10 +6,12 @@ tests/data/korean_checks_before_po.json is the checks' Korean catalog as it stoo
 notebooks committed in notebooks/ko/ are what the former JSON translations rendered.
 """
 
-import fnmatch
 import json
 import re
 import shutil
+import subprocess
+import sys
+import zipfile
 
 import nbformat
 import pytest
@@ -32,16 +34,28 @@ def test_the_compiled_checks_catalog_is_a_fresh_compile_of_checks_po():
         "helpers/locale/ko/LC_MESSAGES/checks.mo is not checks.po compiled: run `make ko-extract`"
 
 
-def test_the_wheel_ships_the_compiled_catalog_where_the_checks_read_it():
-    patterns = _package_data()["helpers"]
-    relative = translations.CHECKS_MO.relative_to(ROOT / "helpers").as_posix()
-    assert any(fnmatch.fnmatch(relative, p) for p in patterns), f"pyproject's package-data ships no {relative}"
+def test_the_wheel_built_from_the_sdist_holds_the_compiled_catalog_where_the_checks_read_it(tmp_path):
+    """The .mo is built, never committed: the sdist holds the .po, and the wheel's build compiles it."""
+    tracked = subprocess.run(["git", "ls-files", "helpers/locale"], cwd=ROOT, capture_output=True, text=True)
+    assert tracked.returncode != 0 or tracked.stdout == "", f"a compiled catalog is committed: {tracked.stdout}"
     assert language.LOCALE_DIR / "ko" / "LC_MESSAGES" / "checks.mo" == translations.CHECKS_MO
-
-
-def _package_data():
-    tomllib = pytest.importorskip("tomllib")   # Python 3.11 and later
-    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]
+    tree = tmp_path / "tree"
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "data", "locale", "helpers",
+                 "tools/compile_catalogs.py"):
+        source = ROOT / name
+        if source.is_dir():
+            skipped = ("__pycache__", "locale") if name == "helpers" else ("__pycache__",)
+            shutil.copytree(source, tree / name, ignore=shutil.ignore_patterns(*skipped))
+        else:
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, tree / name)
+    assert not (tree / "helpers" / "locale").exists()
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "-o", str(tmp_path / "dist"), str(tree)],
+                   check=True, capture_output=True)
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    relative = translations.CHECKS_MO.relative_to(ROOT).as_posix()
+    fresh = translations.compiled(translations.read_catalog(translations.CHECKS_PO))
+    assert zipfile.ZipFile(wheel).read(relative) == fresh
 
 
 def test_every_check_sentence_of_before_the_move_is_still_said_in_korean():

@@ -7,7 +7,8 @@ any PO editor; read and written with Babel):
   the English (the Colab badge left out), msgstr the Korean;
 - checks.po: the checks' sentences (helpers/checks/*.py), extracted by check_messages.py, a
   Babel extraction method; each entry's `#:` names the modules that say it. Compiled into
-  helpers/locale/ko/LC_MESSAGES/checks.mo, which the package reads (helpers/checks/language.py);
+  helpers/locale/ko/LC_MESSAGES/checks.mo (built, not committed: tools/compile_catalogs.py), which
+  the package reads;
 - setup.po: the setup cell's learner-facing pieces, each English piece found exactly once in
   the English setup cell (tools/sync_notebooks.py) and replaced by its msgstr.
 
@@ -28,7 +29,6 @@ setup cell, which selects the language.
     python tools/translations.py generate [NN ...]   # write notebooks/ko/ (no execution)
     python tools/translations.py build [NN ...]      # generate, then execute them (make ko)
     python tools/translations.py todo NN             # extract, then list what notebook NN lacks
-    python tools/translations.py import-legacy       # fold helpers/checks/korean/*.py into checks.po
 
 A new notebook: `add_notebook(number)` adds its markdown cells and its checks' sentences to the
 catalogs, untranslated, for `status` to list (tools/new_notebook.py calls it).
@@ -44,10 +44,10 @@ from pathlib import Path
 
 import nbformat
 from babel.messages.catalog import Catalog, Message
-from babel.messages.mofile import write_mo
 from babel.messages.pofile import PoFileError, denormalize, normalize, read_po, write_po
 
 import check_messages
+import compile_catalogs
 import sync_notebooks
 import translator_notes
 from course_paths import NOTEBOOK_DIR, ROOT, notebook_paths, refuse_uncommitted
@@ -168,9 +168,7 @@ def write_catalog(path, catalog):
 
 def compiled(catalog):
     """The .mo bytes of a catalog (fuzzy entries left out, as gettext expects)."""
-    buffer = io.BytesIO()
-    write_mo(buffer, catalog, use_fuzzy=False)
-    return buffer.getvalue()
+    return compile_catalogs.compiled(catalog)
 
 
 def translated(message):
@@ -505,12 +503,8 @@ def _run(command, args):
     if command == "extract":
         extract()
         return 1 if status([]) else 0
-    if command == "import-legacy":
-        import legacy_translations
-
-        legacy_translations.main()
-        return 0
     if command in ("generate", "build"):
+        compile_catalogs.compile_all(ROOT)   # a msgstr changed in a PO editor reaches the executed checks
         paths = notebook_paths(args)
         refused = refuse_uncommitted([OUT_DIR / p.name for p in paths if (OUT_DIR / p.name).exists()])
         if refused:
