@@ -27,12 +27,11 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from helpers import activations, hub, validate
-from helpers.checks import language
-from helpers.checks.show import say
+from helpers import activations, hub, language, validate
 from helpers.data import data_path
 from helpers.device import pick_device
 from helpers.ffn import FFN
+from helpers.language import say
 
 REAL = "openai-community/gpt2"
 ModelError, holds_gpt2_small = hub.ModelError, hub.holds_gpt2_small   # part of this module's API

@@ -24,13 +24,14 @@ class SetupError(Exception):
 
 
 def _said(template, language, **values):
-    """A setup sentence in the notebook's language; in English if the checks' catalog cannot load."""
+    """A setup sentence in the notebook's language (helpers.language: the standard library alone, so it
+    speaks even from a half-finished install); in English if its catalog cannot load."""
     try:
-        from helpers.checks.language import translate
-        from helpers.checks.show import say
-    except ImportError:   # a dependency of the checks is what is missing: say it in English
+        from helpers.language import say, translate
+
+        return translate(say(template, **values), language)
+    except (ImportError, OSError):   # the package itself is what is broken: say it in English
         return template.format(**values)
-    return translate(say(template, **values), language)
 
 
 def start(version, language="en", package=PACKAGE):
@@ -66,7 +67,7 @@ def _import_whole(package, pin):
     for attempt in range(2):
         try:
             check_install(package)
-            for part in ("helpers.plots", "helpers.device", "helpers.checks.language"):
+            for part in ("helpers.plots", "helpers.device", "helpers.checks", "helpers.language"):
                 importlib.import_module(part)
             return None
         except Exception as error:
@@ -146,11 +147,11 @@ def setup_notebook(seed=SEED, device=None, language="en"):
 
     language: the checks' language, "en" or "ko" (the Korean edition's setup cell passes "ko").
     """
+    from helpers import language as course_language
     from helpers import plots
-    from helpers.checks import language as check_language
     from helpers.device import describe_device, pick_device
 
-    check_language.use(language)
+    course_language.use(language)
     seed_everything(seed)
     plots.use_course_style()
     _sharp_inline_figures()

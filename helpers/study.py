@@ -25,8 +25,9 @@ from functools import cache
 from pathlib import Path
 
 import helpers
-from helpers.checks import language, recording
-from helpers.checks.show import say
+from helpers import language
+from helpers.checks import recording
+from helpers.language import say
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from collections import Counter
 from pathlib import Path
 
 import helpers
-from helpers import study
-from helpers.checks import language, recording
-from helpers.checks.show import say
+from helpers import language, study
+from helpers.checks import recording
+from helpers.language import say
 
 
 def files(paths):

@@ -5,9 +5,8 @@
 
 from html import escape
 
-from helpers import study, study_group
-from helpers.checks import language
-from helpers.checks.show import say
+from helpers import language, study, study_group
+from helpers.language import say
 
 DONE, TRIED = "#0072B2", "#56B4E9"   # Okabe-Ito blue and sky blue (helpers.plots.COLORS), colour-blind safe
 ROW, LABEL, BAR = 22, 320, 420       # px: one bar's row, the labels' column, a full bar (every member)

@@ -24,6 +24,7 @@ import ast
 import dataclasses
 import importlib
 import inspect
+import re
 import string
 from pathlib import Path
 from types import ModuleType
@@ -169,7 +170,7 @@ def _walk(value, seen):
 def loaded_messages(module_name):
     """[(text, filled from)] the loaded module holds: Text templates, filled sentences, cases' names."""
     from helpers.checks.cases import Named
-    from helpers.checks.show import Text
+    from helpers.language import Text
 
     module = importlib.import_module(module_name)
     found, seen = [], set()
@@ -219,7 +220,8 @@ def sources(root):
     found = [p for p in sorted((helpers / "checks").glob("*.py")) if p.name not in SKIPPED]
     for path in sorted(helpers.glob("*.py")):
         text = path.read_text(encoding="utf-8")
-        if "from helpers.checks.show import" in text and "say(" in text:
+        if re.search(r"from helpers(\.checks\.show|\.language) import|from helpers import .*\blanguage\b", text) \
+                and "say(" in text:
             found.append(path)
     return found
 

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from helpers.checks import language, recording
+from helpers import language
+from helpers.checks import recording
 from helpers.checks.show import Text, call_str, describe, one_line, say, shape_str, to_numpy
 from helpers.checks.state import kept
 

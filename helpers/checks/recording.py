@@ -32,8 +32,7 @@ import time
 import uuid
 from pathlib import Path
 
-from helpers import __version__
-from helpers.checks import language
+from helpers import __version__, language
 from helpers.checks.show import Text, say
 
 FILE_NAME = "course-progress.jsonl"

@@ -15,6 +15,8 @@ import re
 import numpy as np
 import torch
 
+from helpers import language
+
 
 def shape_str(shape):
     """(4, 512) written the way Python prints a shape; (3,) for one dimension."""
@@ -136,17 +138,11 @@ def show(value, spec=""):
     return describe(value)
 
 
-class _Shown:
+class _Shown(language.Shown):
     """A value in str.format: '{got:,}' and '{got}' go through show()."""
-
-    def __init__(self, value):
-        self.value = value
 
     def __format__(self, spec):
         return self.value if isinstance(self.value, str) and not spec else show(self.value, spec)
-
-    def __str__(self):
-        return format(self)
 
     def __repr__(self):
         return repr(self.value) if _is_small(plain(self.value)) else show(self.value)
@@ -154,28 +150,14 @@ class _Shown:
 
 def fill(template, args=(), values=None):
     """template with {got}, {call} (or {} for args) filled in safely; the template as it is if that fails."""
-    if "{" not in template:
-        return template
-    try:
-        return template.format(*(_Shown(a) for a in args), **{k: _Shown(v) for k, v in (values or {}).items()})
-    except (KeyError, IndexError, ValueError, AttributeError):
-        return template
+    return language.fill(template, args, values, _Shown)
 
 
-class Text(str):
-    """A sentence in English that keeps its template and values, so it can be said in another language.
+class Text(language.Text):
+    """A check's sentence (helpers.language.Text) whose values are shown as a check shows them: a tensor
+    by its number or its description, so the learner's value reads the same in every language."""
 
-    It is the English string itself (tests and f-strings see the English); the checks' language
-    (helpers.checks.language) fills the same values into the template's translation.
-    """
-
-    def __new__(cls, template, args=(), values=None):
-        text = super().__new__(cls, fill(template, args, values))
-        text.template, text.args, text.values = template, tuple(args), dict(values or {})
-        return text
-
-    def __reduce__(self):   # deepcopy and pickle keep the template
-        return (Text, (self.template, self.args, self.values))
+    shown = _Shown
 
 
 def say(template, *args, **values):
