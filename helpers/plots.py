@@ -86,6 +86,43 @@ def use_course_style():
     matplotlib.rcParams.update(STYLE)
 
 
+# Hangul in figures (the Korean edition): NanumGothic (SIL Open Font License), shipped by the package
+# koreanize-matplotlib, whose font files are registered from the install; that package is never
+# imported (its import sets every font to NanumGothic and warns on Python 3.12).
+HANGUL_FONT = "NanumGothic"
+HANGUL_FONT_PACKAGE = "koreanize-matplotlib"
+
+
+def hangul_font_files():
+    """The .ttf files of the Hangul font, from the installed package (no network); [] without it."""
+    from importlib import metadata
+
+    try:
+        files = metadata.files(HANGUL_FONT_PACKAGE) or []
+    except metadata.PackageNotFoundError:
+        return []
+    return sorted(str(f.locate()) for f in files if f.name.startswith(HANGUL_FONT) and f.suffix == ".ttf")
+
+
+def use_hangul_font():
+    """Figures draw Hangul: the course's Latin font first (letters and digits as in the English
+    edition), NanumGothic for the glyphs it lacks. Returns the font family list now in use."""
+    from matplotlib import font_manager
+
+    files = hangul_font_files()
+    if not files:
+        raise FileNotFoundError(f"the Korean edition's figures need the package {HANGUL_FONT_PACKAGE} "
+                                f"(its {HANGUL_FONT} font): pip install {HANGUL_FONT_PACKAGE}")
+    known = {font.fname for font in font_manager.fontManager.ttflist}
+    for path in files:
+        if path not in known:
+            font_manager.fontManager.addfont(path)
+    family = [f for f in matplotlib.rcParams["font.family"] if f != HANGUL_FONT]
+    latin = font_manager.FontProperties(fname=font_manager.findfont(font_manager.FontProperties(family=family)))
+    matplotlib.rcParams["font.family"] = [latin.get_name(), HANGUL_FONT]
+    return matplotlib.rcParams["font.family"]
+
+
 class _Mode(str):
     """What presentation() returns: its message, and in a notebook also the mark that the slides'
     style sheet (notebooks/rise.css) looks for to switch RISE's slides to projector mode."""

@@ -154,6 +154,8 @@ def setup_notebook(seed=SEED, device=None, language="en"):
     course_language.use(language)
     seed_everything(seed)
     plots.use_course_style()
+    if language == "ko":
+        plots.use_hangul_font()   # Korean titles, labels and legends
     _sharp_inline_figures()
     dev = pick_device(device)
     print(f"Device: {describe_device(dev)}")
