@@ -223,6 +223,9 @@ def sources(root):
         if re.search(r"from helpers(\.checks\.show|\.language) import|from helpers import .*\blanguage\b", text) \
                 and "say(" in text:
             found.append(path)
+    for path in sorted((Path(root) / "tools").glob("*.py")):   # the set-up's tools (tools/setup_language.py)
+        if "from setup_language import say" in path.read_text(encoding="utf-8"):
+            found.append(path)
     return found
 
 
@@ -232,7 +235,8 @@ def messages(root, load=True):
     catalog = Catalog(project="inside-transformer-mlp", domain="checks", fuzzy=False)
     for path in sources(root):
         where = str(path.relative_to(root))
-        options = {"module": ".".join(path.relative_to(root).with_suffix("").parts) if load else None,
+        in_package = path.relative_to(root).parts[0] == "helpers"   # a tool is read from its source alone
+        options = {"module": ".".join(path.relative_to(root).with_suffix("").parts) if load and in_package else None,
                    "path": where}
         with path.open("rb") as fileobj:
             for line, text, comments, _context in babel_extract(extract, fileobj, options=options):

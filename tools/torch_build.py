@@ -15,6 +15,8 @@ import importlib.metadata
 import re
 import sys
 
+from setup_language import say  # in Korean for a Korean user (COURSE_LANG=ko or a Korean locale)
+
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
@@ -49,19 +51,19 @@ def main(argv=None):
     args = parser.parse_args(argv)
     found = installed()
     if found is None:
-        print("PyTorch: no torch is installed after the install step; run `make` again, and see pip's "
-              "messages above.")
+        print(say("PyTorch: no torch is installed after the install step; run `make` again, and see pip's "
+                  "messages above."))
         return 1
     version, requires = found
     build = build_of(version, requires)
-    print(f"PyTorch installed: torch {version}, the {build.upper()} build.")
+    print(say("PyTorch installed: torch {version}, the {build} build.", version=version, build=build.upper()))
     if args.asked == "cpu" and build != "cpu":
         public = version.partition("+")[0]
-        print(f"The CPU build was asked for, and the {build.upper()} build arrived: your pip configuration "
-              "adds another index (PIP_EXTRA_INDEX_URL, or extra-index-url in pip.conf; `pip config list` "
-              "shows it), and pip took its torch. To fix it: .venv/bin/pip uninstall -y torch, then "
-              f".venv/bin/pip install --no-deps \"torch=={public}+cpu\" --index-url {args.index}, then make "
-              "again (or TORCH=cuda to keep this build).")
+        print(say("The CPU build was asked for, and the {build} build arrived: your pip configuration "
+                  "adds another index (PIP_EXTRA_INDEX_URL, or extra-index-url in pip.conf; `pip config list` "
+                  "shows it), and pip took its torch. To fix it: .venv/bin/pip uninstall -y torch, then "
+                  ".venv/bin/pip install --no-deps \"torch=={public}+cpu\" --index-url {index}, then make "
+                  "again (or TORCH=cuda to keep this build).", build=build.upper(), public=public, index=args.index))
         return 1
     return 0
 

@@ -27,6 +27,7 @@ WHERE = {
     "helpers/study": "the study group's report and page (python -m helpers study)",
     "helpers/gpt2.py": "the GPT-2 loader's messages (notebook 13): progress lines and errors",
     "helpers/setup.py": "the setup cell's lines at the top of every notebook",
+    "tools/": "the set-up (make's install steps), printed in a terminal",
 }
 # What a common field holds, in words (any other field: the code that fills it).
 FIELDS = {
