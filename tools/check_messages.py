@@ -53,8 +53,8 @@ def format_flags(text, domain="checks"):
     f-strings): python-brace-format where `{field}`s are filled, so the translation must keep the same
     fields. Never python-format: no sentence of the course is a %-template, and Babel's guess
     ("10% of" looks like one) would make gettext reject a correct "10% 미만". A markdown cell is no
-    template at all: no flag."""
-    if domain == "notebooks" or not text or "{" not in text:
+    template at all, and a code cell's literal is Python (its f-string fields are code): no flag."""
+    if domain in ("notebooks", "code") or not text or "{" not in text:
         return set()
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]

@@ -9,6 +9,8 @@ any PO editor; read and written with Babel):
   Babel extraction method; each entry's `#:` names the modules that say it. Compiled into
   helpers/locale/ko/LC_MESSAGES/checks.mo (built, not committed: tools/compile_catalogs.py), which
   the package reads;
+- code.po: the code cells' comments and printed or drawn strings, msgctxt "<notebook>#<cell id>"
+  (tools/code_strings.py);
 - setup.po: the setup cell's learner-facing pieces, each English piece found exactly once in
   the English setup cell (tools/sync_notebooks.py) and replaced by its msgstr.
 
@@ -21,8 +23,10 @@ mark, a phrase joined from parts) that no extractor can see: extract keeps them.
 `status` names, per notebook and per check module, every missing, fuzzy (or not yet extracted)
 and obsolete entry, and every code cell of a Korean notebook that differs from the English
 (the Korean notebook is stale until regenerated); it exits 1 when there is any. `generate`
-never falls back to English. Code cells are the English notebook's, byte for byte, except the
-setup cell, which selects the language.
+never falls back to English for markdown. Code cells are the English notebook's code: their comments
+and the strings they print or draw come from code.po where it translates them (tools/code_strings.py;
+an untranslated one keeps its English and `status` counts it, a changed one is reported), and the
+setup cell selects the language.
 
     python tools/translations.py status [NN ...]     # what is left to translate or regenerate
     python tools/translations.py extract             # catalogs in step with the English (make ko-extract)
@@ -47,6 +51,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import PoFileError, denormalize, normalize, read_po, write_po
 
 import check_messages
+import code_strings
 import compile_catalogs
 import sync_notebooks
 import translator_notes
@@ -57,6 +62,7 @@ LOCALE_DIR = ROOT / "locale" / LANGUAGE / "LC_MESSAGES"
 NOTEBOOKS_PO = LOCALE_DIR / "notebooks.po"
 CHECKS_PO = LOCALE_DIR / "checks.po"
 SETUP_PO = LOCALE_DIR / "setup.po"
+CODE_PO = LOCALE_DIR / "code.po"   # the comments and printed or drawn strings of code cells (code_strings.py)
 CHECKS_MO = ROOT / "helpers" / "locale" / LANGUAGE / "LC_MESSAGES" / "checks.mo"
 OUT_DIR = NOTEBOOK_DIR / LANGUAGE
 RUNTIME = "runtime"   # the flag of a check sentence composed while the check runs: extract keeps it
@@ -245,12 +251,34 @@ def code_problems(path, nb=None):
     if len(english) != len(korean):
         return [("code", None, "-", f"the English notebook has {len(english)} code cells, the Korean one "
                  f"{len(korean)}: regenerate it (make ko NB={Path(path).name[:2]})")]
-    found = []
+    found, code = [], read_catalog(CODE_PO)
     for (index, cell), mine in zip(english, korean, strict=True):
-        want = setup_cell_source() if "setup" in cell.metadata.get("tags", []) else cell.source
+        want = setup_cell_source() if _is_setup(cell) else korean_code(path, cell, code)
         if mine.source != want:
             found.append(("code", index, cell.id, _diff(mine.source, want)))
+        if not _is_setup(cell):
+            found += [("code-text", index, cell.id, _diff(previous, now))
+                      for now, previous in code_strings.cell_state(path, cell, code)[2]]
     return found
+
+
+def _is_setup(cell):
+    return "setup" in cell.metadata.get("tags", [])
+
+
+def korean_code(path, cell, code=None):
+    """A code cell as the Korean notebook holds it: the English code, its comments and printed or drawn
+    strings translated where code.po translates them (untranslated or fuzzy: the English)."""
+    use = code_strings.cell_state(path, cell, code if code is not None else read_catalog(CODE_PO))[0]
+    return code_strings.translated_source(cell.source, use)
+
+
+def untranslated_code(path, code=None):
+    """[(cell index, English)] of the code strings of one notebook that code.po does not translate yet."""
+    code = code if code is not None else read_catalog(CODE_PO)
+    nb = nbformat.read(path, as_version=4)
+    return [(index, text) for index, cell in enumerate(nb.cells) if cell.cell_type == "code" and not _is_setup(cell)
+            for text in code_strings.cell_state(path, cell, code)[1]]
 
 
 def describe(path, found):
@@ -394,10 +422,12 @@ def compile_checks(catalog):
 
 def extract(paths=None):
     """Bring notebooks.po and checks.po in step with the English and compile checks.mo."""
-    catalogs = [read_catalog(NOTEBOOKS_PO), read_catalog(CHECKS_PO)]   # both read before anything is written
+    catalogs = [read_catalog(NOTEBOOKS_PO), read_catalog(CHECKS_PO), read_catalog(CODE_PO)]   # read before writing
     notebooks = update_notebooks(catalogs[0], notebook_template(paths or notebook_paths()))
     checks = update_checks(catalogs[1], check_messages.messages(ROOT))
+    code = code_strings.update(catalogs[2], code_strings.template(paths or notebook_paths(), _is_setup))
     write_catalog(NOTEBOOKS_PO, notebooks)
+    write_catalog(CODE_PO, code)
     write_catalog(CHECKS_PO, checks)
     write_catalog(SETUP_PO, read_catalog(SETUP_PO))   # its flags and header as the other two
     compile_checks(checks)
@@ -419,6 +449,10 @@ def status(args):
         found = problems(path, catalog)
         total += len(found)
         print(describe(path, found) if found else f"{path.name}: up to date")
+        waiting = untranslated_code(path)
+        if waiting:   # not a failure: the Korean cell keeps the English until translated
+            print(f"  {len(waiting)} code string(s) keep their English until {CODE_PO.name} translates them"
+                  + "".join(f"\n    cell {index}: {text[:100]}" for index, text in waiting[:40 if args else 0]))
     if not args:
         checks = check_problems()
         for module, found in sorted(checks.items()):
@@ -437,7 +471,7 @@ def generate(path):
     if found:
         raise ValueError(describe(path, found))
     nb = nbformat.read(path, as_version=4)
-    entries = notebook_entries(path, catalog)
+    entries, code = notebook_entries(path, catalog), read_catalog(CODE_PO)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             # notebooks/ko/ sits one folder deeper: links to the repository's files gain a ../
@@ -447,6 +481,8 @@ def generate(path):
             cell.source = text
         elif "setup" in cell.metadata.get("tags", []):
             cell.source = setup_cell_source()
+        elif cell.cell_type == "code":
+            cell.source = korean_code(path, cell, code)
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
