@@ -72,3 +72,19 @@ def test_code_po_holds_every_piece_the_english_code_cells_show():
     missing = [(m.context, m.id) for m in code_strings.template(notebook_paths(), translations._is_setup)
                if catalog.get(m.id, context=m.context) is None]
     assert not missing, f"{len(missing)} code strings not in code.po (run `make ko-extract`), e.g. {missing[:3]}"
+
+
+def test_a_translated_code_string_reaches_the_generated_korean_cell_and_status_names_the_stale_one(tmp_path,
+                                                                                                   monkeypatch):
+    path = notebook_paths(["01"])[0]
+    catalog = translations.read_catalog(translations.CODE_PO)
+    nb = nbformat.read(path, as_version=4)
+    index, cell, text = next((i, c, code_strings.spans(c.source)[0][2]) for i, c in enumerate(nb.cells)
+                             if c.cell_type == "code" and not translations._is_setup(c) and code_strings.spans(c.source))
+    catalog.get(text, context=f"{path.name}#{cell.id}").string = "# 번역된 주석" if text.startswith("#") else '"번역됨"'
+    translations.write_catalog(tmp_path / "code.po", catalog)
+    monkeypatch.setattr(translations, "CODE_PO", tmp_path / "code.po")
+    korean = translations.generate(path).cells[index].source
+    assert korean != cell.source and "번역" in korean and code_strings.same_code(cell.source, korean)
+    found = translations.code_problems(path)
+    assert [(kind, at) for kind, at, _, _ in found] == [("code", index)], "the committed Korean cell is now stale"
