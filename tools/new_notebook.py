@@ -392,7 +392,7 @@ def scaffold(number, name, title, posts, run=True, out=print):
         nbformat.write(laid_out, notebook_path)
         changes.watch(*section_minutes.GUIDES.values())
         section_minutes.main([])
-        changes.watch(translations.NOTEBOOKS_PO, translations.CHECKS_PO, translations.CHECKS_MO)
+        changes.watch(translations.NOTEBOOKS_PO, translations.CHECKS_PO, translations.CODE_PO, translations.CHECKS_MO)
         translations.add_notebook(number)
         out("set its slides and minutes per section; its Korean entries are in locale/ko/, untranslated")
     except BaseException:
