@@ -19,11 +19,13 @@ For a cell that runs only on real models (notebook 15 measures GPT-2 small again
     hub.down_projections(model)                # each layer's c_proj (GPT-2) or fc2 (OPT): its input is h
 """
 
+import importlib.util
 import json
 import os
 import socket
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -31,13 +33,23 @@ from urllib.parse import urlsplit
 
 import torch
 
+from helpers.checks import language
+from helpers.checks.show import say
+
 CONNECT_S = 5.0        # to reach the host: name lookup and TCP connection
 ANSWER_S = 10.0        # for the host's first answer to a small request
 ETAG_S = 10.0          # huggingface_hub: for a file's first answer
 READ_S = 20.0          # huggingface_hub: for each read while downloading
+STALL_S = 30.0         # the whole fetch: given up when no byte has arrived for this long (retries included)
 FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "vocab.json", "merges.txt",
          "tokenizer.json", "model.safetensors"]
 OPTIONAL = {"generation_config.json", "vocab.json", "merges.txt"}   # tokenizer.json holds vocab and merges
+
+
+LAB = ("transformers", "tokenizers", "huggingface_hub", "safetensors")   # what the lab extra adds for GPT-2
+NO_LAB = ("This install of the course lacks {modules}, which GPT-2 from Hugging Face needs: install the course's "
+          "lab extra, pip install \"inside-transformer-mlp[lab]\" (in the course's folder: make lab), then restart "
+          "the kernel.")
 
 
 class ModelError(ValueError):
@@ -47,8 +59,21 @@ class ModelError(ValueError):
         return str(self).splitlines()
 
 
+def lab_missing(modules=LAB):
+    """The lab extra's packages this Python lacks, as 'transformers, tokenizers' ('' when none)."""
+    return ", ".join(m for m in modules if importlib.util.find_spec(m) is None)
+
+
+def need_lab(modules=LAB):
+    """Raise ModelError, naming the extra to install, when this Python lacks one of the lab extra's packages."""
+    missing = lab_missing(modules)
+    if missing:
+        raise ModelError(language.translate(say(NO_LAB, modules=missing)))
+
+
 def cached(name):
     """True when the model's config, weights and tokenizer are in the local Hugging Face cache."""
+    need_lab()
     from huggingface_hub import try_to_load_from_cache
 
     def there(filename):
@@ -132,16 +157,31 @@ def _bounded(work, seconds):
     return not thread.is_alive(), box.get("error")
 
 
-def probe(name):
-    """None when the Hub answers within the bounds, else a phrase: what failed and after how long."""
-    url = endpoint()
+def first_hop(url):
+    """(host, port, what to call it) of the first machine a request to url reaches: the proxy that
+    HTTPS_PROXY / https_proxy (HTTP_PROXY for http) names, unless NO_PROXY exempts the host; else the host."""
     parts = urlsplit(url)
-    host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
-    done, err = _bounded(lambda: socket.create_connection((host, port), timeout=CONNECT_S).close(), CONNECT_S)
+    host = parts.hostname
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy and not urllib.request.proxy_bypass(host):
+        via = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        return via.hostname, via.port or (443 if via.scheme == "https" else 80), f"the proxy {via.hostname}"
+    return host, parts.port or (443 if parts.scheme == "https" else 80), host
+
+
+def probe(name):
+    """None when the Hub answers within the bounds, else a phrase: what failed and after how long.
+
+    Behind a proxy (a campus or company lab) the connection tried is the proxy's, and the request goes
+    through it, as huggingface_hub's own requests do."""
+    url = endpoint()
+    host = urlsplit(url).hostname
+    hop, port, said = first_hop(url)
+    done, err = _bounded(lambda: socket.create_connection((hop, port), timeout=CONNECT_S).close(), CONNECT_S)
     if not done or isinstance(err, (TimeoutError, socket.timeout)):
-        return f"{host} could not be reached within {CONNECT_S:g} s"
+        return f"{said} could not be reached within {CONNECT_S:g} s"
     if err is not None:
-        return f"{host} cannot be reached ({getattr(err, 'strerror', None) or err}): no network here"
+        return f"{said} cannot be reached ({getattr(err, 'strerror', None) or err}): no network here"
 
     def ask():
         request = urllib.request.Request(f"{url}/{name}/resolve/main/config.json", method="HEAD")
@@ -160,6 +200,7 @@ def probe(name):
 
 def fetch(name, files=FILES):
     """Fetch `files` of the model into the local Hugging Face cache, with progress; None, or a phrase."""
+    need_lab()
     problem = probe(name)
     if problem:
         return problem
@@ -169,7 +210,9 @@ def fetch(name, files=FILES):
           flush=True)
     saved = constants.HF_HUB_DOWNLOAD_TIMEOUT
     constants.HF_HUB_DOWNLOAD_TIMEOUT = READ_S   # read at each download; put back afterwards
-    try:
+    box = {"problem": None}
+
+    def download():
         for filename in files:
             try:
                 hf_hub_download(name, filename, etag_timeout=ETAG_S, endpoint=endpoint())
@@ -177,10 +220,41 @@ def fetch(name, files=FILES):
                 if filename in OPTIONAL and "EntryNotFound" in type(err).__name__:   # the Hub has no such file
                     continue
                 said = (str(err).strip().splitlines() or [type(err).__name__])[0]
-                return f"fetching {filename} failed ({type(err).__name__}: {said})"
+                box["problem"] = f"fetching {filename} failed ({type(err).__name__}: {said})"
+                return
+
+    try:
+        if not _until_stalled(download, lambda: _bytes_cached(name, constants)):
+            return (f"{urlsplit(endpoint()).hostname} sent nothing for {STALL_S:g} s while fetching {name}; "
+                    "the fetch was given up")
     finally:
         constants.HF_HUB_DOWNLOAD_TIMEOUT = saved
-    return None
+    return box["problem"]
+
+
+def _bytes_cached(name, constants):
+    """Bytes of the model's files in the Hugging Face cache so far, those still downloading included."""
+    blobs = Path(constants.HF_HUB_CACHE) / f"models--{name.replace('/', '--')}" / "blobs"
+    try:
+        return sum(p.stat().st_size for p in blobs.iterdir())
+    except OSError:
+        return 0
+
+
+def _until_stalled(work, progress, poll=0.5):
+    """work() in a daemon thread while progress() keeps changing: True when it ended, False when it stalled
+    for STALL_S (a Hub that sends headers and then nothing, and the library's retries after it)."""
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    last, since = progress(), time.monotonic()
+    while thread.is_alive():
+        thread.join(poll)
+        now = progress()
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since > STALL_S:
+            return False
+    return True
 
 
 def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
@@ -199,6 +273,8 @@ def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
         return "HF_HUB_OFFLINE is set"
     if wanted == "auto" and "google.colab" not in sys.modules:
         return f"not in Colab, and {setting} is not real"
+    if lab_missing():
+        return f"the course's lab extra is not installed ({lab_missing()})"
     return probe(name)
 
 
@@ -207,6 +283,7 @@ def load_causal_lm(name, device="cpu"):
     device; transformers' progress bars and notices kept quiet, then put back."""
     import warnings
 
+    need_lab()
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
