@@ -198,3 +198,11 @@ def test_from_the_courses_folder_progress_finds_the_notebooks_records(tmp_path):
     assert study_command.default_paths(tmp_path / "notebooks") == [tmp_path / "notebooks" / recording.FILE_NAME]
     rc, out, _ = command(cwd=tmp_path)
     assert rc == 0 and "attempted, 1 try" in out, out
+
+
+def test_both_readmes_say_that_verdicts_are_recorded_where_and_how_to_turn_it_off():
+    for name in ("README.md", "README.ko.md"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        for words in ("notebooks/course-progress.jsonl", "COURSE_RECORD=0", "helpers.checks.record(False)",
+                      "-m helpers progress"):
+            assert words in text, (name, words)
