@@ -206,3 +206,25 @@ def test_both_readmes_say_that_verdicts_are_recorded_where_and_how_to_turn_it_of
         for words in ("notebooks/course-progress.jsonl", "COURSE_RECORD=0", "helpers.checks.record(False)",
                       "-m helpers progress"):
             assert words in text, (name, words)
+
+
+def test_the_study_modules_import_one_way():
+    import ast
+
+    order = ["study", "study_files", "study_group", "study_page", "study_command"]   # each uses only those before it
+    for i, name in enumerate(order):
+        tree = ast.parse((ROOT / "helpers" / f"{name}.py").read_text(encoding="utf-8"))
+        used = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "helpers"
+                for alias in node.names}
+        used |= {node.module.split(".")[1] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                 and (node.module or "").startswith("helpers.study")}
+        assert not used & set(order[i:]), f"helpers/{name}.py imports {sorted(used & set(order[i:]))}"
+
+
+def test_a_progress_file_too_big_to_read_back_is_said_and_recording_goes_on(here, monkeypatch):  # noqa: F811
+    path = here / recording.FILE_NAME
+    path.write_text(json.dumps(MISTAKE) + "\n")
+    monkeypatch.setattr(recording, "MAX_READ", 10)
+    _, out = said(lambda: nb01.check_rows_moved(1, 1))
+    assert "could not read" in out and "more than a progress file holds" in out, out
+    assert lines(path)[-1]["verdict"] == "correct"

@@ -209,15 +209,16 @@ def _load(path, info):
     """
     _state.update(learner=None, tries={}, seen=set())
     records, bad, where = [], 0, []
-    try:
-        if stat.S_ISREG(info.st_mode) and info.st_size > MAX_READ:
-            raise OSError(f"{info.st_size:,} bytes, more than a progress file holds ({MAX_READ:,})")
-        if stat.S_ISREG(info.st_mode) and info.st_size:
+    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_READ:
+        _tell(CANNOT_READ, path=str(path), reason=say("{size:,} bytes, more than a progress file holds ({most:,})",
+                                                      size=info.st_size, most=MAX_READ))
+    elif stat.S_ISREG(info.st_mode) and info.st_size:
+        try:
             with open(path, encoding="utf-8", errors="replace") as lines:
                 records, bad = parse(lines, where)
-    except Exception as err:  # noqa: BLE001 - whatever stops the read, the recording goes on
-        records, bad = [], 0
-        _tell(CANNOT_READ, path=str(path), reason=type(err).__name__ + ": " + str(err)[:200])
+        except Exception as err:  # noqa: BLE001 - whatever stops the read, the recording goes on
+            records, bad = [], 0
+            _tell(CANNOT_READ, path=str(path), reason=type(err).__name__ + ": " + str(err)[:200])
     if bad:
         _tell(DAMAGED, path=str(path), n=bad, lines=line_numbers(where))
     for entry in records:
