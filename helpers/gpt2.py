@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from helpers import activations, hub, validate
+from helpers import activations, hub, lab_extra, validate
 from helpers.checks import language
 from helpers.checks.show import say
 from helpers.data import data_path
@@ -188,7 +188,7 @@ def _fetch_real(name, why):
 def load(name=REAL, device=None, verbose=True):
     """(model, tokenizer, real): GPT-2 small (real=True) or the tiny random GPT-2, in eval mode on device."""
     validate.instance_of(name, "name", str, '(a Hugging Face model id, "tiny" or a model folder)')
-    hub.need_lab()
+    lab_extra.need()
     source, why = choose(name)
     if source == "real":
         source, why = _fetch_real(name, why)
@@ -266,7 +266,7 @@ def _fingerprint():
 
 def train_tokenizer(lines, vocab_size=TINY_VOCAB):
     """A byte-level BPE tokenizer like GPT-2's, trained on `lines` (deterministic)."""
-    hub.need_lab()
+    lab_extra.need()
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -298,7 +298,7 @@ def init_weights(model, seed=0, std=0.02):
 
 def build_tiny(folder=None):
     """Build the tiny random GPT-2 and its tokenizer once into folder (a cache folder by default); its path."""
-    hub.need_lab()
+    lab_extra.need()
     from transformers import GPT2Config, GPT2LMHeadModel
 
     folder = Path(folder) if folder is not None else cache_dir() / f"tiny-gpt2-{_fingerprint()}"

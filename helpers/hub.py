@@ -5,9 +5,11 @@
 First a probe: a connection to the Hub's host (CONNECT_S seconds) and one small HTTP request
 (ANSWER_S seconds), each in a thread the caller waits for no longer than that, name lookup included.
 A network that is absent fails the first; one that accepts connections and never answers fails the
-second. Then each file is fetched with huggingface_hub, which draws a progress bar, with its own
-timeouts for the first answer (ETAG_S) and for each read (READ_S). What went wrong comes back as a
-phrase ("huggingface.co did not answer within 10 s"), for the caller to put in a sentence.
+second. Behind a proxy (HTTPS_PROXY) the proxy is the host tried. Then each file is fetched with
+huggingface_hub, which draws a progress bar, with its own timeouts for the first answer (ETAG_S)
+and for each read (READ_S), and the whole fetch is given up when no byte arrives for STALL_S (a Hub
+that sends headers and then nothing, retried). What went wrong comes back as a phrase
+("huggingface.co did not answer within 10 s"), for the caller to put in a sentence.
 
 A model can also come from a folder: `check_folder` refuses one that cannot hold a saved model, and
 `holds_gpt2_small` tells GPT-2 small's trained weights by what the folder holds.
@@ -19,7 +21,6 @@ For a cell that runs only on real models (notebook 15 measures GPT-2 small again
     hub.down_projections(model)                # each layer's c_proj (GPT-2) or fc2 (OPT): its input is h
 """
 
-import importlib.util
 import json
 import os
 import socket
@@ -33,8 +34,7 @@ from urllib.parse import urlsplit
 
 import torch
 
-from helpers.checks import language
-from helpers.checks.show import say
+from helpers import lab_extra
 
 CONNECT_S = 5.0        # to reach the host: name lookup and TCP connection
 ANSWER_S = 10.0        # for the host's first answer to a small request
@@ -46,12 +46,6 @@ FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "voca
 OPTIONAL = {"generation_config.json", "vocab.json", "merges.txt"}   # tokenizer.json holds vocab and merges
 
 
-LAB = ("transformers", "tokenizers", "huggingface_hub", "safetensors")   # what the lab extra adds for GPT-2
-NO_LAB = ("This install of the course lacks {modules}, which GPT-2 from Hugging Face needs: install the course's "
-          "lab extra, pip install \"inside-transformer-mlp[lab]\" (in the course's folder: make lab), then restart "
-          "the kernel.")
-
-
 class ModelError(ValueError):
     """A model that cannot be had, said in sentences that name the setting to change (no traceback in Jupyter)."""
 
@@ -59,21 +53,9 @@ class ModelError(ValueError):
         return str(self).splitlines()
 
 
-def lab_missing(modules=LAB):
-    """The lab extra's packages this Python lacks, as 'transformers, tokenizers' ('' when none)."""
-    return ", ".join(m for m in modules if importlib.util.find_spec(m) is None)
-
-
-def need_lab(modules=LAB):
-    """Raise ModelError, naming the extra to install, when this Python lacks one of the lab extra's packages."""
-    missing = lab_missing(modules)
-    if missing:
-        raise ModelError(language.translate(say(NO_LAB, modules=missing)))
-
-
 def cached(name):
     """True when the model's config, weights and tokenizer are in the local Hugging Face cache."""
-    need_lab()
+    lab_extra.need()
     from huggingface_hub import try_to_load_from_cache
 
     def there(filename):
@@ -200,7 +182,7 @@ def probe(name):
 
 def fetch(name, files=FILES):
     """Fetch `files` of the model into the local Hugging Face cache, with progress; None, or a phrase."""
-    need_lab()
+    lab_extra.need()
     problem = probe(name)
     if problem:
         return problem
@@ -273,8 +255,8 @@ def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
         return "HF_HUB_OFFLINE is set"
     if wanted == "auto" and "google.colab" not in sys.modules:
         return f"not in Colab, and {setting} is not real"
-    if lab_missing():
-        return f"the course's lab extra is not installed ({lab_missing()})"
+    if lab_extra.missing():
+        return f"the course's lab extra is not installed ({lab_extra.missing()})"
     return probe(name)
 
 
@@ -283,7 +265,7 @@ def load_causal_lm(name, device="cpu"):
     device; transformers' progress bars and notices kept quiet, then put back."""
     import warnings
 
-    need_lab()
+    lab_extra.need()
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 

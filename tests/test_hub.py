@@ -7,7 +7,7 @@ import time
 import pytest
 import torch
 
-from helpers import gpt2, hub
+from helpers import gpt2, hub, lab_extra
 
 
 def test_real_models_are_skipped_without_touching_the_network(monkeypatch):
@@ -134,7 +134,7 @@ def test_a_course_without_the_lab_extra_says_which_extra_to_install(monkeypatch)
     found = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "transformers" else found(name, *a))
     for call in (lambda: gpt2.load("tiny"), lambda: hub.load_causal_lm("x"), lambda: gpt2.build_tiny("/nowhere")):
-        with pytest.raises(hub.ModelError, match=r"lacks transformers.*inside-transformer-mlp\[lab\]"):
+        with pytest.raises(lab_extra.MissingExtra, match=r"lacks transformers.*inside-transformer-mlp\[lab\]"):
             call()
     monkeypatch.setenv("COURSE_GPT2", "real")
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
