@@ -181,6 +181,9 @@ def test_a_full_output_and_a_missing_torch_end_in_one_sentence(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr and "make lab" in done.stderr, done.stderr
     assert done.stderr.strip().count("\n") == 0
+    korean = subprocess.run([sys.executable, "-m", "helpers", "progress"], cwd=tmp_path, env={**env, "LANG": "ko_KR.UTF-8"},
+                            capture_output=True, text=True, timeout=120)
+    assert "make lab" in korean.stderr and "패키지가 없습니다" in korean.stderr, korean.stderr
 
 
 def _to_full(folder):
