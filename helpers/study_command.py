@@ -69,7 +69,7 @@ def default_paths(folder=None):
     if own.exists():
         return [own]
     below = [folder / "notebooks" / recording.FILE_NAME, folder / "notebooks" / "ko" / recording.FILE_NAME]
-    return [p for p in below if p.exists()] or [own]
+    return [p for p in below if p.exists()] or [below[0] if below[0].parent.is_dir() else own]
 
 
 def table(args):
@@ -77,6 +77,8 @@ def table(args):
     paths = [Path(p) for p in args.paths] or default_paths()
     records, notes, unreadable = [], [], 0
     for path in paths:
+        if not args.paths and not path.exists():   # no check has run here yet: said below, as such
+            continue
         raw, problem = study_files.read(path)
         if problem is not None:   # a folder, a pipe, a device: said as what it is
             notes.append(say("{problem}.", problem=problem))

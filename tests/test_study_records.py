@@ -196,6 +196,7 @@ def _to_full(folder):
 
 def test_from_the_courses_folder_progress_finds_the_notebooks_records(tmp_path):
     (tmp_path / "notebooks" / "ko").mkdir(parents=True)
+    assert study_command.default_paths(tmp_path) == [tmp_path / "notebooks" / recording.FILE_NAME]   # the one to name
     (tmp_path / "notebooks" / recording.FILE_NAME).write_text(json.dumps(MISTAKE) + "\n")
     assert study_command.default_paths(tmp_path) == [tmp_path / "notebooks" / recording.FILE_NAME]
     assert study_command.default_paths(tmp_path / "notebooks") == [tmp_path / "notebooks" / recording.FILE_NAME]
