@@ -27,7 +27,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from helpers import activations, hub, language, validate
+from helpers import activations, hub, lab_extra, language, validate
 from helpers.data import data_path
 from helpers.device import pick_device
 from helpers.ffn import FFN
@@ -187,6 +187,7 @@ def _fetch_real(name, why):
 def load(name=REAL, device=None, verbose=True):
     """(model, tokenizer, real): GPT-2 small (real=True) or the tiny random GPT-2, in eval mode on device."""
     validate.instance_of(name, "name", str, '(a Hugging Face model id, "tiny" or a model folder)')
+    lab_extra.need()
     source, why = choose(name)
     if source == "real":
         source, why = _fetch_real(name, why)
@@ -264,6 +265,7 @@ def _fingerprint():
 
 def train_tokenizer(lines, vocab_size=TINY_VOCAB):
     """A byte-level BPE tokenizer like GPT-2's, trained on `lines` (deterministic)."""
+    lab_extra.need()
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -295,6 +297,7 @@ def init_weights(model, seed=0, std=0.02):
 
 def build_tiny(folder=None):
     """Build the tiny random GPT-2 and its tokenizer once into folder (a cache folder by default); its path."""
+    lab_extra.need()
     from transformers import GPT2Config, GPT2LMHeadModel
 
     folder = Path(folder) if folder is not None else cache_dir() / f"tiny-gpt2-{_fingerprint()}"

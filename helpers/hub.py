@@ -5,9 +5,11 @@
 First a probe: a connection to the Hub's host (CONNECT_S seconds) and one small HTTP request
 (ANSWER_S seconds), each in a thread the caller waits for no longer than that, name lookup included.
 A network that is absent fails the first; one that accepts connections and never answers fails the
-second. Then each file is fetched with huggingface_hub, which draws a progress bar, with its own
-timeouts for the first answer (ETAG_S) and for each read (READ_S). What went wrong comes back as a
-phrase ("huggingface.co did not answer within 10 s"), for the caller to put in a sentence.
+second. Behind a proxy (HTTPS_PROXY) the proxy is the host tried. Then each file is fetched with
+huggingface_hub, which draws a progress bar, with its own timeouts for the first answer (ETAG_S)
+and for each read (READ_S), and the whole fetch is given up when no byte arrives for STALL_S (a Hub
+that sends headers and then nothing, retried). What went wrong comes back as a phrase
+("huggingface.co did not answer within 10 s"), for the caller to put in a sentence.
 
 A model can also come from a folder: `check_folder` refuses one that cannot hold a saved model, and
 `holds_gpt2_small` tells GPT-2 small's trained weights by what the folder holds.
@@ -24,6 +26,7 @@ import os
 import socket
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -31,10 +34,13 @@ from urllib.parse import urlsplit
 
 import torch
 
+from helpers import lab_extra
+
 CONNECT_S = 5.0        # to reach the host: name lookup and TCP connection
 ANSWER_S = 10.0        # for the host's first answer to a small request
 ETAG_S = 10.0          # huggingface_hub: for a file's first answer
 READ_S = 20.0          # huggingface_hub: for each read while downloading
+STALL_S = 30.0         # the whole fetch: given up when no byte has arrived for this long (retries included)
 FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "vocab.json", "merges.txt",
          "tokenizer.json", "model.safetensors"]
 OPTIONAL = {"generation_config.json", "vocab.json", "merges.txt"}   # tokenizer.json holds vocab and merges
@@ -49,6 +55,7 @@ class ModelError(ValueError):
 
 def cached(name):
     """True when the model's config, weights and tokenizer are in the local Hugging Face cache."""
+    lab_extra.need()
     from huggingface_hub import try_to_load_from_cache
 
     def there(filename):
@@ -132,16 +139,31 @@ def _bounded(work, seconds):
     return not thread.is_alive(), box.get("error")
 
 
-def probe(name):
-    """None when the Hub answers within the bounds, else a phrase: what failed and after how long."""
-    url = endpoint()
+def first_hop(url):
+    """(host, port, what to call it) of the first machine a request to url reaches: the proxy that
+    HTTPS_PROXY / https_proxy (HTTP_PROXY for http) names, unless NO_PROXY exempts the host; else the host."""
     parts = urlsplit(url)
-    host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
-    done, err = _bounded(lambda: socket.create_connection((host, port), timeout=CONNECT_S).close(), CONNECT_S)
+    host = parts.hostname
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy and not urllib.request.proxy_bypass(host):
+        via = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        return via.hostname, via.port or (443 if via.scheme == "https" else 80), f"the proxy {via.hostname}"
+    return host, parts.port or (443 if parts.scheme == "https" else 80), host
+
+
+def probe(name):
+    """None when the Hub answers within the bounds, else a phrase: what failed and after how long.
+
+    Behind a proxy (a campus or company lab) the connection tried is the proxy's, and the request goes
+    through it, as huggingface_hub's own requests do."""
+    url = endpoint()
+    host = urlsplit(url).hostname
+    hop, port, said = first_hop(url)
+    done, err = _bounded(lambda: socket.create_connection((hop, port), timeout=CONNECT_S).close(), CONNECT_S)
     if not done or isinstance(err, (TimeoutError, socket.timeout)):
-        return f"{host} could not be reached within {CONNECT_S:g} s"
+        return f"{said} could not be reached within {CONNECT_S:g} s"
     if err is not None:
-        return f"{host} cannot be reached ({getattr(err, 'strerror', None) or err}): no network here"
+        return f"{said} cannot be reached ({getattr(err, 'strerror', None) or err}): no network here"
 
     def ask():
         request = urllib.request.Request(f"{url}/{name}/resolve/main/config.json", method="HEAD")
@@ -160,6 +182,7 @@ def probe(name):
 
 def fetch(name, files=FILES):
     """Fetch `files` of the model into the local Hugging Face cache, with progress; None, or a phrase."""
+    lab_extra.need()
     problem = probe(name)
     if problem:
         return problem
@@ -169,7 +192,9 @@ def fetch(name, files=FILES):
           flush=True)
     saved = constants.HF_HUB_DOWNLOAD_TIMEOUT
     constants.HF_HUB_DOWNLOAD_TIMEOUT = READ_S   # read at each download; put back afterwards
-    try:
+    box = {"problem": None}
+
+    def download():
         for filename in files:
             try:
                 hf_hub_download(name, filename, etag_timeout=ETAG_S, endpoint=endpoint())
@@ -177,10 +202,41 @@ def fetch(name, files=FILES):
                 if filename in OPTIONAL and "EntryNotFound" in type(err).__name__:   # the Hub has no such file
                     continue
                 said = (str(err).strip().splitlines() or [type(err).__name__])[0]
-                return f"fetching {filename} failed ({type(err).__name__}: {said})"
+                box["problem"] = f"fetching {filename} failed ({type(err).__name__}: {said})"
+                return
+
+    try:
+        if not _until_stalled(download, lambda: _bytes_cached(name, constants)):
+            return (f"{urlsplit(endpoint()).hostname} sent nothing for {STALL_S:g} s while fetching {name}; "
+                    "the fetch was given up")
     finally:
         constants.HF_HUB_DOWNLOAD_TIMEOUT = saved
-    return None
+    return box["problem"]
+
+
+def _bytes_cached(name, constants):
+    """Bytes of the model's files in the Hugging Face cache so far, those still downloading included."""
+    blobs = Path(constants.HF_HUB_CACHE) / f"models--{name.replace('/', '--')}" / "blobs"
+    try:
+        return sum(p.stat().st_size for p in blobs.iterdir())
+    except OSError:
+        return 0
+
+
+def _until_stalled(work, progress, poll=0.5):
+    """work() in a daemon thread while progress() keeps changing: True when it ended, False when it stalled
+    for STALL_S (a Hub that sends headers and then nothing, and the library's retries after it)."""
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    last, since = progress(), time.monotonic()
+    while thread.is_alive():
+        thread.join(poll)
+        now = progress()
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since > STALL_S:
+            return False
+    return True
 
 
 def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
@@ -199,6 +255,8 @@ def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
         return "HF_HUB_OFFLINE is set"
     if wanted == "auto" and "google.colab" not in sys.modules:
         return f"not in Colab, and {setting} is not real"
+    if lab_extra.missing():
+        return f"the course's lab extra is not installed ({lab_extra.missing()})"
     return probe(name)
 
 
@@ -207,6 +265,7 @@ def load_causal_lm(name, device="cpu"):
     device; transformers' progress bars and notices kept quiet, then put back."""
     import warnings
 
+    lab_extra.need()
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 

@@ -1,6 +1,9 @@
-"""Where a learner, or a study group, stands: `python -m helpers progress`, read from the checks' records.
+"""Where a learner stands, read from the checks' records: the exercises, their status, the mistakes' sentences.
 
-    python -m helpers progress                      # your table: ./course-progress.jsonl
+`python -m helpers progress` shows it (helpers.study_command); a study group's report builds on it
+(helpers.study_group, then helpers.study_page):
+
+    python -m helpers progress                      # your table: ./course-progress.jsonl (or notebooks/')
     python -m helpers progress --json               # the same, as data
     python -m helpers progress --merge alice.jsonl bob.jsonl   # (or a folder) the group's leader
     python -m helpers progress --merge members/ --html report.html
@@ -12,9 +15,7 @@ sentence is found again from its id (helpers.checks.recording.mistake_id) among 
 the checks can say, in English or Korean; nothing the learner wrote is read.
 """
 
-import argparse
 import importlib
-import json
 import pkgutil
 import re
 import string
@@ -22,7 +23,6 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import helpers
 from helpers import language
@@ -120,16 +120,19 @@ def check_values(notebook, number):
 def sentence(mistake, lang="en", known=None):
     """The sentence a check says for a mistake id, in `lang`: values the check knows (`known`), others '…'."""
     exact, starts = _sentence_index()
+    mistake = str(mistake)
     slug, _, digits = mistake.rpartition("-")
     if not re.fullmatch(r"[0-9a-f]{6}", digits):   # an id without its digits: words alone
         slug, digits = mistake, ""
     template = exact.get(digits)
     words = [w for w in slug.split("-") if w]
-    for k in range(max(len(words) - 2, 1)):   # reworded: the sentence that begins with its words (after a frame's)
+    # reworded: the sentence that begins with its words (after a frame's). A start is 1 to 6 words long,
+    # so only the id's last six words can be one: the time is linear in the id's length, whatever it is.
+    for k in range(max(len(words) - 6, 0), max(len(words) - 2, 1)):
         template = template or starts.get("-".join(words[k:]) or "-")
     if template is None:
-        return language.translate(say("a mistake this version of the course no longer names ({id})", id=mistake),
-                                  lang)
+        return language.translate(say("a mistake this version of the course no longer names ({id})",
+                                      id=shown(mistake, 60)), lang)
     try:
         fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
     except ValueError:   # a string with a lone brace: said as it is
@@ -137,6 +140,12 @@ def sentence(mistake, lang="en", known=None):
     values = {f.split(".")[0].split("[")[0]: "…" for f in fields if f}
     values.update({k: v for k, v in (known or {}).items() if k in values})
     return language.translate(say(template, *["…"] * fields.count(""), **values), lang)
+
+
+def shown(text, most=80):
+    """text with its control characters escaped (\\x1b, \\n), at most `most` characters: safe to print."""
+    safe = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(text)[:most + 1])
+    return safe if len(safe) <= most else safe[:most - 1] + "…"
 
 
 def _status(records):
@@ -241,36 +250,3 @@ def show_table(data, path, lang):
     lines.append(t("Next: notebook {number}, {exercise}.", number=_name(nxt["notebook"])[0],
                    exercise=language.translate(nxt["title"], lang)) if nxt else t("Every exercise is done. Well done."))
     return "\n".join(lines)
-
-
-def main(argv=None):
-    """`python -m helpers progress`: a learner's table, or (--merge) a study group's report."""
-    parser = argparse.ArgumentParser(prog="python -m helpers progress", description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="*", help="progress files (or folders of them); default ./course-progress.jsonl")
-    parser.add_argument("--merge", action="store_true", help="merge the members' files into the group's report")
-    parser.add_argument("--html", metavar="FILE", help="with --merge: also write the report as one web page")
-    parser.add_argument("--json", action="store_true", help="print the same as data (JSON)")
-    parser.add_argument("--lang", choices=sorted(language.LANGUAGES), help="en or ko (default: the records')")
-    args = parser.parse_args(argv)
-    if args.merge or args.html:
-        from helpers import study_group
-
-        return study_group.main(args)
-    path = Path(args.paths[0]) if args.paths else recording.progress_path()
-    records, bad = ([], 0)
-    if path.is_file():
-        records, bad = recording.read_records(path)
-    lang = language_of(records, args.lang)
-    if bad:
-        print(language.translate(say(recording.DAMAGED, path=str(path), n=bad), lang))
-    if not records:
-        print(language.translate(say("No progress recorded in {path} yet: run an exercise's check in a notebook, "
-                                     "then ask again.", path=str(path)), lang))
-        return 1
-    known = {(nb, ex.number) for nb, listed in exercises().items() for ex in listed}
-    data = table([r for r in records if (r["notebook"], r["exercise"]) in known])
-    if args.json:
-        print(json.dumps({"file": str(path), "lang": lang, **data}, ensure_ascii=False, indent=1))
-    else:
-        print(show_table(data, path, lang))
-    return 0

@@ -4,8 +4,10 @@ Each member sends the course-progress.jsonl the checks wrote beside their notebo
 names them alice.jsonl, bob.jsonl, ... (or keeps one folder per member) and merges them: members
 by exercises, and per notebook the three mistakes the group made most often, each with the
 sentence the check said and the cell to discuss. Whatever is odd about the files (empty, damaged,
-the same file twice, one member's two files, another course version, exercises this version
-lacks) is said in one line each, and the rest is reported.
+no records at all, not a file, too big, the same file twice, one member's two files, another course
+version, exercises this version lacks) is said in one line each, and the rest is reported. A
+member's Korean edition file from before both editions shared one (alice/ko/course-progress.jsonl
+beside alice/course-progress.jsonl) counts as that member's.
 """
 
 import hashlib
@@ -14,24 +16,28 @@ from collections import Counter
 from pathlib import Path
 
 import helpers
-from helpers import language, study
+from helpers import language, study, study_files
 from helpers.checks import recording
 from helpers.language import say
+from helpers.study import shown
 
 
 def files(paths):
-    """The progress files named: each file as given, and every *.jsonl file inside a folder."""
+    """The progress files named: each file as given, and every *.jsonl file inside a folder (not in a link's)."""
     found = []
     for path in map(Path, paths):
-        found += sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+        found += sorted(p for p in path.rglob("*.jsonl") if not p.is_dir()) if path.is_dir() else [path]
     return found
 
 
 def _member_name(path):
-    """alice.jsonl -> 'alice'; alice/course-progress.jsonl -> 'alice'."""
-    if path.stem == Path(recording.FILE_NAME).stem and path.resolve().parent.name:
-        return path.resolve().parent.name
-    return path.stem
+    """alice.jsonl -> 'alice'; alice/course-progress.jsonl and alice/ko/course-progress.jsonl -> 'alice'."""
+    folder = path.resolve().parent
+    if path.name == recording.FILE_NAME and folder.name == "ko" and (folder.parent / recording.FILE_NAME).exists():
+        folder = folder.parent   # the Korean edition's file of before: the same member
+    if path.name == recording.FILE_NAME and folder.name:
+        return shown(folder.name, 40)
+    return shown(path.stem, 40)
 
 
 def _key(entry):
@@ -40,18 +46,12 @@ def _key(entry):
 
 def load(paths):
     """({member: records}, [one Text per oddity]) from the members' progress files."""
-    known = {(nb, ex.number) for nb, listed in study.exercises().items() for ex in listed}
     members, first_file, learners, digests, notes = {}, {}, {}, {}, []
     for path in files(paths):
-        label = str(path)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            notes.append(say("{name}: no such file, left out.", name=label))
-            continue
-        except OSError as err:
-            notes.append(say("{name}: could not be read ({reason}), left out.", name=label,
-                             reason=type(err).__name__))
+        label = shown(path, 200)
+        data, problem = study_files.read(path)
+        if problem is not None:
+            notes.append(say("{problem}; left out.", problem=problem))
             continue
         if not data.strip():
             notes.append(say("{name}: an empty file, left out.", name=label))
@@ -61,28 +61,20 @@ def load(paths):
             notes.append(say("{name}: the same file as {other}, counted once.", name=label, other=digests[digest]))
             continue
         digests[digest] = label
-        records, bad = recording.parse(data.decode("utf-8", errors="replace").splitlines())
-        if bad:
-            notes.append(say("{name}: 1 line that is not a record, skipped.", name=label) if bad == 1 else
-                         say("{name}: {n} lines that are not records, skipped.", name=label, n=bad))
-        versions = sorted({str(r.get("course")) for r in records} - {helpers.__version__})
+        records, said, every = study_files.records(data, label)
+        notes += said
+        if not every:   # random bytes, or another program's file: no member
+            notes.append(say("{name}: no progress records in it, so no member; left out.", name=label))
+            continue
+        versions = sorted({shown(r.get("course"), 20) for r in records} - {helpers.__version__})
         if versions:
             notes.append(say("{name}: records from course version {version} (this is {current}); exercises are "
-                             "matched by notebook and number.", name=label, version=", ".join(versions),
+                             "matched by notebook and number.", name=label, version=", ".join(versions[:3]),
                              current=helpers.__version__))
-        unknown = sorted({f"{r['notebook']} {r['exercise']}" for r in records if (r["notebook"], r["exercise"])
-                          not in known})
-        if unknown:
-            n = sum(f"{r['notebook']} {r['exercise']}" in unknown for r in records)
-            which = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
-            notes.append(say("{name}: 1 record of an exercise this version does not have ({which}), left out.",
-                             name=label, which=which) if n == 1 else
-                         say("{name}: {n} records of exercises this version does not have ({which}), left out.",
-                             name=label, n=n, which=which))
-            records = [r for r in records if (r["notebook"], r["exercise"]) in known]
         learner = next((str(r["learner"]) for r in records if r.get("learner")), None)
-        if learner in learners:
-            member = learners[learner]
+        korean = path.name == recording.FILE_NAME and path.resolve().parent.name == "ko"
+        member = learners.get(learner) or (_member_name(path) if korean and _member_name(path) in members else None)
+        if member is not None:
             notes.append(say("{name} and {other} come from the same member: their records count once, as "
                              "{member}.", name=label, other=first_file[member], member=member))
             seen = {_key(r) for r in members[member]}
@@ -127,7 +119,7 @@ def _mistakes(members, notebook, listed, lang, top=3):
     for name, records in members.items():
         for r in records:
             if r["notebook"] == notebook and r["verdict"] == "mistake":
-                key = (r["exercise"], str(r.get("mistake", "unnamed")))
+                key = (r["exercise"], shown(r.get("mistake", "unnamed"), 120))   # an id is 60 characters or so
                 counts[key] += 1
                 who.setdefault(key, set()).add(name)
     exercises = {ex.number: ex for ex in listed}
@@ -175,26 +167,3 @@ def show_report(data):
             lines.append(f"  {i}. " + said_often(m, lang))
             lines.append("     " + t("discuss at the cell tagged {tag} ({heading})", **m["cell"]))
     return "\n".join(lines)
-
-
-def main(args):
-    """The merge, from `python -m helpers progress --merge PATHS [--html FILE] [--json] [--lang ko]`."""
-    paths = files(args.paths)
-    members, notes = load(args.paths)
-    records = [r for rs in members.values() for r in rs]
-    lang = study.language_of(records, args.lang)
-    if not members:
-        for note in notes:
-            print(language.translate(note, lang))
-        print(language.translate(say("no progress files to merge: give each member's course-progress.jsonl, or a "
-                                     "folder that holds them."), lang))
-        return 1
-    data = {**report(members, notes, lang), "files": len(paths)}
-    print(json.dumps(data, ensure_ascii=False, indent=1) if args.json else show_report(data))
-    if args.html:
-        from helpers import study_page
-
-        Path(args.html).write_text(study_page.page(data), encoding="utf-8")
-        if not args.json:
-            print(language.translate(say("The page is in {path}.", path=args.html), lang))
-    return 0

@@ -172,17 +172,37 @@ def test_valley_prediction():
     assert "not a number" in checks.check_valley_guess("left", -0.7518).message
 
 
-def test_importing_and_running_the_checks_leaves_torch_s_generator_alone():
+def test_importing_and_running_the_checks_leaves_torch_s_generator_alone(monkeypatch):
     import importlib
     import sys
+
+    import helpers.checks
     before = torch.get_rng_state()
-    sys.modules.pop("helpers.checks.nb02_activations", None)
+    # a fresh copy for this test alone: the module every other test holds is put back afterwards
+    monkeypatch.setattr(helpers.checks, "nb02_activations", sys.modules["helpers.checks.nb02_activations"])
+    monkeypatch.delitem(sys.modules, "helpers.checks.nb02_activations")
     fresh = importlib.import_module("helpers.checks.nb02_activations")
     assert torch.equal(before, torch.get_rng_state()), "importing the checks drew from torch's global generator"
     fresh._pushed_pre_activations.cache_clear()
     fresh.check_dead_units(lambda H: int((torch.as_tensor(H) <= 0).all(dim=0).sum()))
     assert torch.equal(before, torch.get_rng_state()), "running the check drew from torch's global generator"
     assert fresh.dead_units(fresh._pushed_pre_activations()) == 16
+
+
+def test_the_fresh_import_above_leaves_every_other_test_the_module_it_holds():
+    import sys
+
+    import pytest
+
+    import helpers.checks
+
+    held = sys.modules["helpers.checks.nb02_activations"]
+    with pytest.MonkeyPatch.context() as patch:
+        test_importing_and_running_the_checks_leaves_torch_s_generator_alone(patch)
+    assert sys.modules["helpers.checks.nb02_activations"] is held and helpers.checks.nb02_activations is held
+    from helpers.checks import core
+
+    assert core.public_name(held.check_valley_finder) == "check_valley_finder"
 
 
 def test_a_threshold_on_the_mean_activation_is_not_dead():

@@ -7,7 +7,7 @@ import time
 import pytest
 import torch
 
-from helpers import gpt2, hub
+from helpers import gpt2, hub, lab_extra
 
 
 def test_real_models_are_skipped_without_touching_the_network(monkeypatch):
@@ -76,3 +76,66 @@ def test_down_projections_refuses_another_model():
         hub.down_projections("gpt2")
     with pytest.raises(TypeError, match=r"name must be a Hugging Face model id or a folder \(str\), got int"):
         hub.load_causal_lm(125)
+
+
+def test_a_proxy_only_network_is_reached_through_its_proxy(monkeypatch):
+    import http.server
+    import threading
+
+    seen = []
+
+    class Proxy(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self):   # a forward proxy answers for the Hub: the request names the Hub's whole address
+            seen.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("HF_ENDPOINT", "http://hub.invalid")   # a name no resolver knows: only the proxy helps
+        for name in ("http_proxy", "HTTP_PROXY"):
+            monkeypatch.setenv(name, f"http://127.0.0.1:{server.server_port}")
+        for name in ("no_proxy", "NO_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        assert hub.first_hop("http://hub.invalid")[:2] == ("127.0.0.1", server.server_port)
+        assert hub.probe("openai-community/gpt2") is None
+        assert seen and seen[0].startswith("http://hub.invalid/openai-community/gpt2/"), seen
+        monkeypatch.setenv("https_proxy", "http://127.0.0.1:1")   # HTTPS_PROXY names the proxy to try
+        assert hub.first_hop("https://huggingface.co")[:3] == ("127.0.0.1", 1, "the proxy 127.0.0.1")
+    finally:
+        server.shutdown()
+
+
+def test_a_hub_that_stalls_is_given_up_within_the_bound(monkeypatch):
+    import threading
+
+    import huggingface_hub
+
+    release = threading.Event()
+    monkeypatch.setattr(hub, "probe", lambda name: None)
+    monkeypatch.setattr(hub, "STALL_S", 1.0)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", lambda *a, **k: release.wait(60))   # headers, then nothing
+    start = time.perf_counter()
+    try:
+        problem = hub.fetch("nobody/stalls", files=["config.json"])
+    finally:
+        release.set()
+    assert problem and "sent nothing for 1 s" in problem, problem
+    assert time.perf_counter() - start < 5
+
+
+def test_a_course_without_the_lab_extra_says_which_extra_to_install(monkeypatch):
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "transformers" else found(name, *a))
+    for call in (lambda: gpt2.load("tiny"), lambda: hub.load_causal_lm("x"), lambda: gpt2.build_tiny("/nowhere")):
+        with pytest.raises(lab_extra.MissingExtra, match=r"lacks transformers.*inside-transformer-mlp\[lab\]"):
+            call()
+    monkeypatch.setenv("COURSE_GPT2", "real")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    assert "lab extra is not installed (transformers)" in hub.why_not_real()

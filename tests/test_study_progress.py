@@ -23,7 +23,7 @@ import pytest
 from exercise_cells import exercises as notebook_exercises
 
 import helpers
-from helpers import study, study_group, study_page
+from helpers import study, study_command, study_group, study_page
 from helpers.checks import nb01_matrix_multiply as nb01
 from helpers.checks import recording
 
@@ -198,10 +198,10 @@ def test_the_learners_table_and_the_next_exercise(here):
     assert status == {1: ("done", 1, "core"), 2: ("attempted", 1, "core"), 3: ("not started", 0, "core"),
                       4: ("not started", 0, "stretch")}
     assert data["next"]["number"] == 2
-    assert "Next: notebook 01, Exercise 2 (a matmul from dot products)." in said(lambda: study.main([]))[1]
-    out = said(lambda: study.main(["--json"]))[1]
+    assert "Next: notebook 01, Exercise 2 (a matmul from dot products)." in said(lambda: study_command.main([]))[1]
+    out = said(lambda: study_command.main(["--json"]))[1]
     assert json.loads(out)["next"]["number"] == 2
-    out = said(lambda: study.main(["--lang", "ko"]))[1]
+    out = said(lambda: study_command.main(["--lang", "ko"]))[1]
     assert "연습 1 (어느 행이 바뀔까요?)" in out and "다음: 노트북 01" in out
 
 
@@ -260,11 +260,11 @@ def test_the_merge_of_odd_files(group):
 
 
 def test_the_merge_command_never_crashes(group):
-    rc, out = said(lambda: study.main(["--merge", str(group)]))
+    rc, out = said(lambda: study_command.main(["--merge", str(group)]))
     assert rc == 0 and "Study group: " in out and "your Z is transposed" in out
-    rc, out = said(lambda: study.main(["--merge", str(group / "empty.jsonl")]))
+    rc, out = said(lambda: study_command.main(["--merge", str(group / "empty.jsonl")]))
     assert rc == 1 and "no progress files to merge" in out
-    rc, out = said(lambda: study.main(["--merge", str(group), "--json"]))
+    rc, out = said(lambda: study_command.main(["--merge", str(group), "--json"]))
     assert json.loads(out)["members"] == ["alice", "bob", "carol"]
 
 
@@ -281,7 +281,7 @@ def browser():
 def test_the_page_works_offline_with_its_chart(group, browser):
     import chromium
 
-    rc, _ = said(lambda: study.main(["--merge", str(group), "--html", str(group / "report.html")]))
+    rc, _ = said(lambda: study_command.main(["--merge", str(group), "--html", str(group / "report.html")]))
     html = (group / "report.html").read_text()
     assert rc == 0 and "http" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
     page = browser.new_page(viewport={"width": 1200, "height": 900})
@@ -334,7 +334,7 @@ def test_records_of_the_korean_edition_give_a_korean_table(here):
         language.use("en")
     assert records(here)[0]["lang"] == "ko"
     language.MISSES.clear()
-    out = said(lambda: study.main([]))[1]
+    out = said(lambda: study_command.main([]))[1]
     assert "나의 진행 상황" in out and "연습 1 (어느 행이 바뀔까요?)" in out and "완료 (첫 시도)" in out
     assert not language.MISSES
 

@@ -10,6 +10,10 @@ folder (the notebook's folder; /content in Colab), holds one line per check call
 verdict is "correct", "mistake" or "not attempted"; attempt counts the exercise's judged tries in
 this file (0 for a not-attempted call); learner is a random tag made with the file, so that a
 leader can see two files from one member. No code, no answers, no sentence from the learner.
+A "not attempted" line is written once per exercise, while the file holds no line of that
+exercise yet: it says a notebook was opened, and a Run All after Run All adds nothing that would
+bury the real attempts. The Korean edition (notebooks/ko/ beside the English notebooks) writes to
+the English edition's file, so that one learner keeps one file in both languages.
 
 A mistake's id is a slug of the first six words of the sentence's template (its {values} left
 out), then six hex digits of the template (`mistake_id`): the digits find the exact sentence again,
@@ -20,13 +24,15 @@ the sentence again from the id (helpers.study), in English or Korean.
 COURSE_RECORD=0 in the environment, or `helpers.checks.record(False)`, turns recording off; under
 pytest (the course's tests, and the notebooks nbval runs) it is off unless COURSE_RECORD=1. A
 folder that cannot be written, a full disk or a damaged file is said once, in words; the check
-says what it always says.
+says what it always says. A file that cannot be read (a damaged line, even one nested too deep
+for Python) is said as such: its good lines count, and recording goes on.
 """
 
 import hashlib
 import json
 import os
 import re
+import stat
 import sys
 import time
 import uuid
@@ -38,14 +44,17 @@ from helpers.checks.show import Text, say
 FILE_NAME = "course-progress.jsonl"
 FORMAT = 1
 VERDICTS = ("correct", "mistake", "not attempted")
+MAX_READ = 2**25   # 32 MiB: a verdict is a line of about 250 bytes, a year of daily checks about a megabyte
 _on = [None]          # None: follow COURSE_RECORD; True or False: record() decided
-_state = {"file": None, "learner": None, "tries": {}, "said": set(), "failed": False}
+_state = {"file": None, "learner": None, "tries": {}, "seen": set(), "said": set(), "failed": False}
 _index = {"modules": None, "count": 0, "exercises": {}}
 
 CANNOT_WRITE = ("could not write your progress to {path} ({reason}). Your checks work as before; "
                 "recording stops for this session.")
-DAMAGED = ("{path} has {n} lines that are not progress records: they are skipped, and recording goes on "
-           "after them.")
+DAMAGED = ("{path} has {n} lines that are not progress records (lines {lines}): they are skipped, and "
+           "recording goes on after them.")
+CANNOT_READ = ("could not read your progress so far in {path} ({reason}). Your checks work as before, and "
+               "recording goes on; tries are counted from now.")
 NO_FILE = "no progress recorded yet: {path} appears after your first exercise check."
 SEND_FILE = "your progress file is {path}: send it to your study group's leader."
 
@@ -57,7 +66,7 @@ def record(on=True):
 
 def forget():
     """Start afresh: the next verdict reads the progress file again, and a problem is said again."""
-    _state.update(file=None, learner=None, tries={}, said=set(), failed=False)
+    _state.update(file=None, learner=None, tries={}, seen=set(), said=set(), failed=False)
 
 
 def recording():
@@ -70,9 +79,16 @@ def recording():
     return "PYTEST_CURRENT_TEST" not in os.environ   # pytest (and the kernels nbval starts) write no records
 
 
-def progress_path():
-    """The progress file of this session: course-progress.jsonl in the working folder."""
-    return Path.cwd() / FILE_NAME
+def progress_path(folder=None):
+    """The progress file of this session: course-progress.jsonl in the working folder (`folder`).
+
+    In the Korean edition's folder of a checkout (notebooks/ko/, beside the English notebooks), the
+    English edition's file: one learner, one file, whichever edition a check ran in.
+    """
+    folder = Path.cwd() if folder is None else Path(folder)
+    if folder.name == "ko" and next(folder.parent.glob("[0-9][0-9]_*.ipynb"), None) is not None:
+        return folder.parent / FILE_NAME
+    return folder / FILE_NAME
 
 
 def _tell(template, **values):
@@ -146,23 +162,35 @@ def notebook_of(exercise):
     return _index["exercises"].get(exercise)
 
 
-def parse(lines):
-    """(records, number of lines that are not records) from a progress file's lines."""
+def is_record(entry):
+    """True for a dict that reads as a verdict: a notebook's name, an exercise's number, a known verdict."""
+    exercise = entry.get("exercise") if isinstance(entry, dict) else None
+    return (type(exercise) is int and 0 < exercise < 1000 and isinstance(entry.get("notebook"), str)
+            and entry.get("verdict") in VERDICTS)   # `true` is no exercise number
+
+
+def parse(lines, where=None):
+    """(records, number of lines that are not records) from a progress file's lines; `where` gets their numbers."""
     records, bad = [], 0
-    for line in lines:
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             entry = json.loads(line)
-        except ValueError:
-            bad += 1
-            continue
-        if (isinstance(entry, dict) and isinstance(entry.get("notebook"), str)
-                and isinstance(entry.get("exercise"), int) and entry.get("verdict") in VERDICTS):
+        except (ValueError, RecursionError):   # not JSON, or JSON nested too deep for Python
+            entry = None
+        if is_record(entry):
             records.append(entry)
-        else:
-            bad += 1
+            continue
+        bad += 1
+        if where is not None:
+            where.append(number)
     return records, bad
+
+
+def line_numbers(numbers, most=5):
+    """'3, 7, 9' or '3, 7, 9, 12, 15, ...': which lines, said briefly."""
+    return ", ".join(str(n) for n in numbers[:most]) + (", ..." if len(numbers) > most else "")
 
 
 def read_records(path):
@@ -171,18 +199,34 @@ def read_records(path):
         return parse(lines)
 
 
-def _load(path):
-    """Read the file once per session (and again after it was deleted): learner tag and tries so far."""
-    _state.update(learner=None, tries={})
-    if path.stat().st_size:
-        records, bad = read_records(path)
-        if bad:
-            _tell(DAMAGED, path=str(path), n=bad)
-        for entry in records:
-            _state["learner"] = _state["learner"] or entry.get("learner")
-            if entry["verdict"] != "not attempted":
-                key = (entry["notebook"], entry["exercise"])
-                _state["tries"][key] = _state["tries"].get(key, 0) + 1
+def _load(path, info):
+    """Read the file once per session (and again after it was deleted): learner tag and tries so far.
+
+    Only a regular file of at most MAX_READ bytes is read (`info`: its stat; a device such as
+    /dev/full reads without end). A file that cannot be read is said once; recording goes on from
+    here, its tries counted afresh.
+    """
+    _state.update(learner=None, tries={}, seen=set())
+    records, bad, where = [], 0, []
+    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_READ:
+        _tell(CANNOT_READ, path=str(path), reason=say("{size:,} bytes, more than a progress file holds ({most:,})",
+                                                      size=info.st_size, most=MAX_READ))
+    elif stat.S_ISREG(info.st_mode) and info.st_size:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as lines:
+                records, bad = parse(lines, where)
+        except Exception as err:  # noqa: BLE001 - whatever stops the read, the recording goes on
+            records, bad = [], 0
+            _tell(CANNOT_READ, path=str(path), reason=type(err).__name__ + ": " + str(err)[:200])
+    if bad:
+        _tell(DAMAGED, path=str(path), n=bad, lines=line_numbers(where))
+    for entry in records:
+        learner = entry.get("learner")
+        _state["learner"] = _state["learner"] or (learner if isinstance(learner, str) else None)
+        key = (entry["notebook"], entry["exercise"])
+        _state["seen"].add(key)
+        if entry["verdict"] != "not attempted":
+            _state["tries"][key] = _state["tries"].get(key, 0) + 1
     _state["learner"] = _state["learner"] or uuid.uuid4().hex[:8]
 
 
@@ -194,13 +238,18 @@ def note(exercise, feedback):
         found = notebook_of(exercise)
         if found is None:   # a check made outside the course's notebooks
             return
-        fd = os.open(FILE_NAME, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)   # in the working folder
+        path = progress_path()
+        # without blocking: a named pipe there with no reader fails at once instead of hanging the check
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
         try:
             found_file = os.fstat(fd)
             which = (found_file.st_dev, found_file.st_ino)
             if which != _state["file"] or not found_file.st_size:   # a new session, folder or file
-                _load(Path(FILE_NAME))
+                _load(path, found_file)
                 _state["file"] = which
+            if feedback.status == "not attempted" and found in _state["seen"]:
+                return   # said once per exercise: a Run All again adds nothing
+            _state["seen"].add(found)
             os.write(fd, _line(found, feedback).encode("utf-8"))
         finally:
             os.close(fd)
