@@ -7,6 +7,7 @@ are GPT-2's names, up_proj and down_proj Llama's; a GatedMLP's unit also owns a 
 
     active = active_units(h, threshold)     # (..., d_ff) bool: which units are on, per token
     sparse_mlp(x, mlp, active)              # the MLP reading only the active rows and columns
+    sparse_mlp(x, unit_major(mlp), active)  # the same, c_proj stored unit by unit (sparse_layout)
     bytes_read(active, d_model, d_ff)       # bytes of weights a step reads: dense, exact set, predicted set
     LowRankPredictor(d_model, d_ff, rank)   # guesses the active set from the MLP's input
     firing_frequency(active), hot_units     # how often each unit fires: hot and cold neurons
@@ -21,12 +22,12 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
-from helpers import validate
+from helpers import sparse_layout, validate
 from helpers.bandwidth import element_bytes
 from helpers.device import cpu_threads
-from helpers.ffn import FFN
 from helpers.gated import GatedMLP
 from helpers.kv_memory import hooks
+from helpers.sparse_layout import projections as _projections
 
 
 def active_units(h, threshold=0.0, relative=True):
@@ -88,16 +89,6 @@ def record_mlps(model, idx, mlps=None):
         return [(seen[mlp], hidden(seen[mlp], mlp)) for mlp in mlps]
 
 
-def _projections(mlp):
-    """(gate or None, up, down) of an FFN (c_fc, c_proj) or a GatedMLP (gate_proj, up_proj, down_proj)."""
-    if isinstance(mlp, FFN):
-        return None, mlp.c_fc, mlp.c_proj
-    if isinstance(mlp, GatedMLP):
-        return mlp.gate_proj, mlp.up_proj, mlp.down_proj
-    raise TypeError(f"mlp must be an FFN (c_fc, c_proj) or a GatedMLP (gate_proj, up_proj, down_proj), "
-                    f"got {type(mlp).__name__}")
-
-
 def _indices(active, d_ff, name="active"):
     """The active units as indices (k,): from a bool mask (d_ff,) or from indices (k,), checked."""
     validate.tensor(active, name)
@@ -129,36 +120,29 @@ def _not_empty(k, d_ff, name):
 
 
 def sparse_mlp(x, mlp, active):
-    """The MLP's output reading only the active units' rows of up (and gate) and columns of down.
+    """The MLP's output reading only the active units' rows of up (and gate) and their down weights.
 
+    mlp: an FFN or a GatedMLP, whose down weights are gathered as columns of c_proj each call (the
+    stored layout), or sparse_layout.unit_major(mlp), made once, whose down weights are rows.
     x: (d_model,) one token, or (T, d_model) tokens. active: one set for every token, a bool mask
     (d_ff,) or indices (k,); or, with x (T, d_model), a mask (T, d_ff): each token its own set.
     Returns x's shape. The down-projection's bias is added once. An empty set (for any token) is
     refused, as is a mask of the wrong length, a float tensor or an index out of range.
     """
-    gate, up, down = _projections(mlp)
-    validate.model_input(x, mlp.d_model, type(mlp).__name__, up.weight)
+    layout = mlp if isinstance(mlp, sparse_layout.Layout) else sparse_layout.stored(mlp)
+    validate.model_input(x, layout.d_model, type(mlp).__name__, layout.up)
     validate.ndim(x, "x", (1, 2))
     validate.tensor(active, "active")
     if active.ndim == 2:                                          # a set per token: one token at a time
-        if x.ndim != 2 or active.shape != (len(x), mlp.d_ff) or active.dtype != torch.bool:
+        if x.ndim != 2 or active.shape != (len(x), layout.d_ff) or active.dtype != torch.bool:
             raise ValueError(f"a 2-D active must be a bool mask (T, d_ff) for x (T, d_model), here ({len(x)}, "
-                             f"{mlp.d_ff}) for x {tuple(x.shape)}; got {active.dtype} {tuple(active.shape)}")
+                             f"{layout.d_ff}) for x {tuple(x.shape)}; got {active.dtype} {tuple(active.shape)}")
         empty = (~active.any(1)).nonzero().flatten()
         if len(empty):
-            _not_empty(0, mlp.d_ff, f"active[{int(empty[0])}]")     # that token would read nothing
-        return torch.stack([sparse_mlp(x_t, mlp, a_t) for x_t, a_t in zip(x, active, strict=True)])
-    idx = _indices(active, mlp.d_ff).to(up.weight.device)
-    h = x @ up.weight[idx].T                                      # (..., k): the active rows of up
-    if up.bias is not None:
-        h = h + up.bias[idx]
-    if gate is None:
-        h = mlp.act(h)
-    else:
-        g = x @ gate.weight[idx].T                                # the active rows of gate_proj
-        h = mlp.act_fn(g if gate.bias is None else g + gate.bias[idx]) * h
-    out = h @ down.weight[:, idx].T                               # (..., d_model): the active columns of down
-    return out if down.bias is None else out + down.bias          # once, not once per unit
+            _not_empty(0, layout.d_ff, f"active[{int(empty[0])}]")     # that token would read nothing
+        return torch.stack([sparse_mlp(x_t, layout, a_t) for x_t, a_t in zip(x, active, strict=True)])
+    idx = _indices(active, layout.d_ff).to(layout.up.device)
+    return sparse_layout.sparse_forward(layout, x, idx)
 
 
 class Bytes(NamedTuple):
