@@ -69,12 +69,6 @@ def traced(fn, weights, *args):
     return result, reads.whole, reads.indexed
 
 
-_WHOLE = {"linear": "torch's linear, as mlp(x), mlp.c_fc(x) or mlp.c_proj(h) run it",
-          "mul": "a multiplication, as by a mask", "__mul__": "a multiplication, as by a mask",
-          "matmul": "a matrix product", "__matmul__": "a matrix product", "__rmatmul__": "a matrix product",
-          "clone": "a copy", "contiguous": "a copy"}
-
-
 def sparse_forward_reads(fn, x, mlp, active):
     """A sentence for a sparse forward fn(x, mlp, active) that reads a whole weight of the FFN mlp or
     indexes one along the wrong axis or with the wrong index, else None. mlp must have d_model != d_ff
@@ -112,10 +106,10 @@ def sparse_forward_reads(fn, x, mlp, active):
         if weight == "c_fc.bias" and how in ("add", "__add__", "__radd__"):
             return say("the whole of c_fc.bias (d_ff numbers) was added to the active units' pre-activations: "
                        "each active unit takes its own bias, the entries of c_fc.bias for the set.")
-        return say("your function reads all of {weight} ({how}): a dense forward followed by a mask (h * mask, "
-                   "or weights times a mask) gives the right numbers but reads every weight, and not reading "
-                   "them is the point of the sparse forward. Index the active units' rows of c_fc and columns "
-                   "of c_proj first, then multiply only those.", weight=weight, how=_WHOLE.get(how, how))
+        return say("your function reads all of {weight} (in torch's {how}): a dense forward followed by a mask "
+                   "(h * mask, or weights times a mask) gives the right numbers but reads every weight, and not "
+                   "reading them is the point of the sparse forward. Index the active units' rows of c_fc and "
+                   "columns of c_proj first, then multiply only those.", weight=weight, how=how.strip("_"))
     return None
 
 
