@@ -7,6 +7,7 @@ are GPT-2's names, up_proj and down_proj Llama's; a GatedMLP's unit also owns a 
 
     active = active_units(h, threshold)     # (..., d_ff) bool: which units are on, per token
     sparse_mlp(x, mlp, active)              # the MLP reading only the active rows and columns
+    sparse_mlp(x, unit_major(mlp), active)  # the same, c_proj stored unit by unit (sparse_layout)
     bytes_read(active, d_model, d_ff)       # bytes of weights a step reads: dense, exact set, predicted set
     LowRankPredictor(d_model, d_ff, rank)   # guesses the active set from the MLP's input
     firing_frequency(active), hot_units     # how often each unit fires: hot and cold neurons
@@ -19,14 +20,13 @@ Ideas from Deja Vu (Liu et al. 2023), PowerInfer (Song et al. 2023), CATS (Lee e
 from typing import NamedTuple
 
 import torch
-from torch import nn
 
-from helpers import validate
+from helpers import sparse_layout, validate
 from helpers.bandwidth import element_bytes
-from helpers.device import cpu_threads
-from helpers.ffn import FFN
 from helpers.gated import GatedMLP
 from helpers.kv_memory import hooks
+from helpers.sparse_layout import projections as _projections
+from helpers.sparsity_predictor import LowRankPredictor, recall_precision  # noqa: F401 - this module's names
 
 
 def active_units(h, threshold=0.0, relative=True):
@@ -38,6 +38,7 @@ def active_units(h, threshold=0.0, relative=True):
     validate.tensor(h, "h")
     if h.ndim == 0 or not h.is_floating_point():
         raise TypeError(f"h must be floating-point activations (..., d_ff), got {h.dtype} {tuple(h.shape)}")
+    _finite(h, "h", "a diverged unit is neither on nor off")
     relative = validate.boolean(relative, "relative")
     threshold = _fraction(threshold, "threshold", "of the token's largest |h|") if relative \
         else validate.non_negative_number(threshold, "threshold")
@@ -48,6 +49,14 @@ def active_units(h, threshold=0.0, relative=True):
 def sparsity(h, threshold=0.0, relative=True):
     """Share of hidden units that are off, per token: h (..., d_ff) -> (...,)."""
     return (~active_units(h, threshold, relative)).double().mean(-1)
+
+
+def _finite(x, name, why):
+    """Refuse NaN or infinity in x, saying why it matters here."""
+    try:
+        validate.finite(x, name)
+    except ValueError as err:
+        raise ValueError(f"{err}: {why}; find where it came from first") from None
 
 
 def _fraction(value, name, of):
@@ -88,16 +97,6 @@ def record_mlps(model, idx, mlps=None):
         return [(seen[mlp], hidden(seen[mlp], mlp)) for mlp in mlps]
 
 
-def _projections(mlp):
-    """(gate or None, up, down) of an FFN (c_fc, c_proj) or a GatedMLP (gate_proj, up_proj, down_proj)."""
-    if isinstance(mlp, FFN):
-        return None, mlp.c_fc, mlp.c_proj
-    if isinstance(mlp, GatedMLP):
-        return mlp.gate_proj, mlp.up_proj, mlp.down_proj
-    raise TypeError(f"mlp must be an FFN (c_fc, c_proj) or a GatedMLP (gate_proj, up_proj, down_proj), "
-                    f"got {type(mlp).__name__}")
-
-
 def _indices(active, d_ff, name="active"):
     """The active units as indices (k,): from a bool mask (d_ff,) or from indices (k,), checked."""
     validate.tensor(active, name)
@@ -129,36 +128,29 @@ def _not_empty(k, d_ff, name):
 
 
 def sparse_mlp(x, mlp, active):
-    """The MLP's output reading only the active units' rows of up (and gate) and columns of down.
+    """The MLP's output reading only the active units' rows of up (and gate) and their down weights.
 
+    mlp: an FFN or a GatedMLP, whose down weights are gathered as columns of c_proj each call (the
+    stored layout), or sparse_layout.unit_major(mlp), made once, whose down weights are rows.
     x: (d_model,) one token, or (T, d_model) tokens. active: one set for every token, a bool mask
     (d_ff,) or indices (k,); or, with x (T, d_model), a mask (T, d_ff): each token its own set.
     Returns x's shape. The down-projection's bias is added once. An empty set (for any token) is
     refused, as is a mask of the wrong length, a float tensor or an index out of range.
     """
-    gate, up, down = _projections(mlp)
-    validate.model_input(x, mlp.d_model, type(mlp).__name__, up.weight)
+    layout = mlp if isinstance(mlp, sparse_layout.Layout) else sparse_layout.stored(mlp)
+    validate.model_input(x, layout.d_model, type(mlp).__name__, layout.up)
     validate.ndim(x, "x", (1, 2))
     validate.tensor(active, "active")
     if active.ndim == 2:                                          # a set per token: one token at a time
-        if x.ndim != 2 or active.shape != (len(x), mlp.d_ff) or active.dtype != torch.bool:
+        if x.ndim != 2 or active.shape != (len(x), layout.d_ff) or active.dtype != torch.bool:
             raise ValueError(f"a 2-D active must be a bool mask (T, d_ff) for x (T, d_model), here ({len(x)}, "
-                             f"{mlp.d_ff}) for x {tuple(x.shape)}; got {active.dtype} {tuple(active.shape)}")
+                             f"{layout.d_ff}) for x {tuple(x.shape)}; got {active.dtype} {tuple(active.shape)}")
         empty = (~active.any(1)).nonzero().flatten()
         if len(empty):
-            _not_empty(0, mlp.d_ff, f"active[{int(empty[0])}]")     # that token would read nothing
-        return torch.stack([sparse_mlp(x_t, mlp, a_t) for x_t, a_t in zip(x, active, strict=True)])
-    idx = _indices(active, mlp.d_ff).to(up.weight.device)
-    h = x @ up.weight[idx].T                                      # (..., k): the active rows of up
-    if up.bias is not None:
-        h = h + up.bias[idx]
-    if gate is None:
-        h = mlp.act(h)
-    else:
-        g = x @ gate.weight[idx].T                                # the active rows of gate_proj
-        h = mlp.act_fn(g if gate.bias is None else g + gate.bias[idx]) * h
-    out = h @ down.weight[:, idx].T                               # (..., d_model): the active columns of down
-    return out if down.bias is None else out + down.bias          # once, not once per unit
+            _not_empty(0, layout.d_ff, f"active[{int(empty[0])}]")     # that token would read nothing
+        return torch.stack([sparse_mlp(x_t, layout, a_t) for x_t, a_t in zip(x, active, strict=True)])
+    idx = _indices(active, layout.d_ff).to(layout.up.device)
+    return sparse_layout.sparse_forward(layout, x, idx)
 
 
 class Bytes(NamedTuple):
@@ -191,91 +183,29 @@ def bytes_read(active, d_model, d_ff, dtype=torch.float32, bias=False, gated=Fal
                  predicted=size * (k * per_unit + down_bias))
 
 
-class LowRankPredictor(nn.Module):
-    """Guesses which units will be on from the MLP's input: x (..., d_model) -> logits (..., d_ff).
-
-    Deja Vu's MLP predictor, as in its released code: two linear maps without bias and with no
-    activation between them, d_model -> rank -> d_ff, trained on the exact sets of a sample.
-    """
-
-    def __init__(self, d_model, d_ff, rank=16, seed=0):
-        super().__init__()
-        d_model, d_ff = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
-        rank, generator = validate.positive_int(rank, "rank"), torch.Generator()
-        generator.manual_seed(validate.non_negative_int(seed, "seed"))
-        self.to_rank = nn.utils.skip_init(nn.Linear, d_model, rank, bias=False)   # no draw from the
-        self.to_units = nn.utils.skip_init(nn.Linear, rank, d_ff, bias=False)     # global generator
-        with torch.no_grad():
-            for layer in (self.to_rank, self.to_units):            # nn.Linear's range, from our generator
-                bound = layer.in_features ** -0.5
-                layer.weight.uniform_(-bound, bound, generator=generator)
-
-    def forward(self, x):
-        validate.model_input(x, self.to_rank.in_features, "LowRankPredictor", self.to_rank.weight)
-        return self.to_units(self.to_rank(x))
-
-    def fit(self, x, active, steps=300, lr=1e-2):
-        """Train on inputs x (N, d_model) and exact sets active (N, d_ff); return the loss per step.
-
-        Full-batch Adam on binary cross-entropy in which an off unit weighs the share of on units
-        (+0.005), as in Deja Vu's code: missing an active unit costs more than reading an extra one.
-        """
-        validate.model_input(x, self.to_rank.in_features, "LowRankPredictor", dims=2)
-        validate.tensor(active, "active")
-        if active.dtype != torch.bool or active.shape != (len(x), self.to_units.out_features):
-            raise ValueError(f"active must be a bool mask (N, d_ff) = ({len(x)}, {self.to_units.out_features}), "
-                             f"one row per input, got {active.dtype} {tuple(active.shape)}")
-        steps, lr = validate.positive_int(steps, "steps"), validate.positive_number(lr, "lr")
-        self.to(device=x.device, dtype=x.dtype)
-        target = active.to(x.dtype)
-        on = target.mean() + 0.005
-        weight = target * (1 - on) + on                            # 1 for on units, `on` for off ones
-        optimizer = torch.optim.Adam(self.parameters(), lr=lr)
-        losses = []
-        with torch.enable_grad(), cpu_threads(1):                 # small matmuls: a 2nd thread only waits
-            for _ in range(steps):
-                loss = nn.functional.binary_cross_entropy_with_logits(self(x), target, weight=weight)
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                losses.append(loss.item())
-        return losses
-
-    def predict(self, x, threshold=0.5):
-        """The predicted active set: bool (..., d_ff), probability >= threshold (Deja Vu uses 0.5)."""
-        threshold = _fraction(threshold, "threshold", "(a probability)")
-        with torch.no_grad():
-            return torch.sigmoid(self(x)) >= threshold
-
-    def n_bytes(self, dtype=torch.float32):
-        """Bytes of its weights, read every step: rank * (d_model + d_ff) elements."""
-        return element_bytes(dtype) * sum(p.numel() for p in self.parameters())
-
-
-def recall_precision(predicted, exact):
-    """(recall, precision) over every token: the share of on units predicted (a missed one changes the
-    output), and the share of predicted units that are on (a wrong one costs bytes only)."""
-    for name, mask in (("predicted", predicted), ("exact", exact)):
-        validate.tensor(mask, name)
-        if mask.dtype != torch.bool:
-            raise TypeError(f"{name} must be a bool mask (from active_units or predict), got dtype {mask.dtype}")
-    if predicted.shape != exact.shape:
-        raise ValueError(f"predicted has shape {tuple(predicted.shape)} but exact has {tuple(exact.shape)}")
-    hits, n_exact, n_predicted = ((predicted & exact).sum().item(), exact.sum().item(), predicted.sum().item())
-    return hits / n_exact if n_exact else 1.0, hits / n_predicted if n_predicted else 1.0
-
-
 def firing_frequency(active):
     """How often each unit is on over a set of tokens: bool (..., d_ff) -> share (d_ff,)."""
     validate.tensor(active, "active")
     if active.dtype != torch.bool or active.ndim < 1:
         raise TypeError(f"active must be a bool mask (..., d_ff), got {active.dtype} {tuple(active.shape)}")
+    if active.numel() == 0:
+        raise ValueError(f"active holds no token (shape {tuple(active.shape)}): a unit's firing frequency is a share "
+                         "of tokens, and needs at least one")
     return active.reshape(-1, active.shape[-1]).double().mean(0)
 
 
 def hot_units(frequency, share=0.8):
     """The fewest units, most frequent first, whose firings make at least `share` of all firings: (n,)."""
     validate.ndim(validate.tensor(frequency, "frequency"), "frequency", 1)
+    if not frequency.is_floating_point() or len(frequency) == 0:
+        raise TypeError(f"frequency must be shares of tokens (d_ff,), from firing_frequency, got {frequency.dtype} "
+                        f"{tuple(frequency.shape)}")
+    _finite(frequency, "frequency", "a unit's share of tokens is a number from 0 to 1")
+    if frequency.min() < 0 or frequency.max() > 1:
+        bad = float(frequency.min() if frequency.min() < 0 else frequency.max())
+        raise ValueError(f"frequency holds {bad:g}; each unit's frequency is a share of tokens, from 0 to 1")
+    if frequency.sum() == 0:
+        raise ValueError("frequency is 0 for every unit: no unit fired, so there are no firings to share")
     share = validate.positive_number(share, "share")
     if share > 1:
         raise ValueError(f"share is a fraction of all firings, above 0 and at most 1, got {share}")
@@ -287,6 +217,10 @@ def hot_units(frequency, share=0.8):
 def calibrate_threshold(values, share):
     """The absolute threshold below which `share` of |values| fall (CATS and TEAL calibrate so)."""
     validate.tensor(values, "values")
+    if values.numel() == 0:
+        raise ValueError(f"values is empty (shape {tuple(values.shape)}): a threshold is calibrated on a sample of "
+                         "values, at least one")
+    _finite(values, "values", "a threshold calibrated on them would be NaN or switch off nothing")
     k = int(_fraction(share, "share", "of the values to switch off") * values.numel())
     return values.abs().flatten().sort().values[k - 1].item() if k else 0.0
 
@@ -297,7 +231,15 @@ def relative_error(approx, exact):
     validate.tensor(exact, "exact")
     if approx.shape != exact.shape:
         raise ValueError(f"approx has shape {tuple(approx.shape)} but exact has {tuple(exact.shape)}")
-    return torch.linalg.vector_norm(approx - exact, dim=-1) / torch.linalg.vector_norm(exact, dim=-1)
+    if exact.ndim == 0:
+        raise ValueError("exact must be vectors (..., d), one per token; got a single number")
+    norm = torch.linalg.vector_norm(exact, dim=-1)
+    zero = (norm == 0).nonzero()
+    if len(zero):
+        where = tuple(int(i) for i in zero[0])
+        raise ValueError(f"exact is all zeros for token {where[0] if len(where) == 1 else where}: an error "
+                         "relative to it is undefined")
+    return torch.linalg.vector_norm(approx - exact, dim=-1) / norm
 
 
 def cats(x, mlp, threshold):
@@ -306,6 +248,7 @@ def cats(x, mlp, threshold):
     The gate is computed in full; the zeroed units' rows of up_proj and columns of down_proj go unread.
     """
     validate.instance_of(mlp, "mlp", GatedMLP, "(gate_proj, up_proj, down_proj)")
+    validate.model_input(x, mlp.d_model, "GatedMLP", mlp.gate_proj.weight)
     threshold = validate.non_negative_number(threshold, "threshold")
     with torch.no_grad():
         g = mlp.act_fn(mlp.gate_proj(x))                          # (..., d_ff)
@@ -320,7 +263,8 @@ def teal(x, mlp, threshold):
     A zeroed x_j leaves column j of gate_proj and up_proj (or c_fc) unread. TEAL thresholds the
     input of every matrix of the model; here only the MLP's input, for one MLP.
     """
-    _projections(mlp)
+    _, up, _ = _projections(mlp)
+    validate.model_input(x, mlp.d_model, type(mlp).__name__, up.weight)
     threshold = validate.non_negative_number(threshold, "threshold")
     with torch.no_grad():
         out = mlp(torch.where(x.abs() > threshold, x, torch.zeros_like(x)))

@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+import torch.nn.functional as F  # noqa: N812 - the name learners use
 
 from helpers import sparsity
 from helpers.checks import nb15_activation_sparsity as checks
@@ -31,7 +32,7 @@ def test_right_answers():
 
 
 @pytest.mark.parametrize("mistake, words", [
-    (checks._swapped, "swapped"), (checks._no_down_bias, "bias is missing"),
+    (checks._swapped, "columns of c_fc"), (checks._no_down_bias, "bias is missing"),
     (checks._bias_per_unit, "once per active unit"), (checks._no_activation, "activation is missing"),
     (checks._activation_last, "after the down-projection"), (checks._batch_union, "anywhere in the batch"),
     (checks._first_token, "first token's set"),
@@ -97,3 +98,190 @@ def test_a_typical_wrong_guess_is_named(check, guess, actual, words):
 def test_a_wrong_guess_without_a_typical_mistake_gets_the_why_alone():
     fb = checks.check_saving_guess(30, 49.5)
     assert fb.status == "wrong" and "c_fc as skipped" not in str(fb) and "Without a predictor" in str(fb), fb
+
+
+# ---- a fresh set of learner attempts: each wrong one named in words, none accepted ----------------
+
+
+def _idx(active):
+    return active.nonzero().flatten() if active.dtype == torch.bool else active
+
+
+per_token = checks._per_token          # one token at a time where active holds a set per token
+
+
+@per_token
+def dense_then_mask(x, mlp, active):
+    mask = active if active.dtype == torch.bool else torch.zeros(mlp.d_ff, dtype=torch.bool).index_fill(0, active, True)
+    h = mlp.act(mlp.c_fc(x)) * mask
+    return mlp.c_proj(h)
+
+
+@per_token
+def dense_then_index(x, mlp, active):
+    idx = _idx(active)
+    h = mlp.act(mlp.c_fc(x))[..., idx]
+    return h @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def masked_weights(x, mlp, active):
+    idx = _idx(active)
+    mask = torch.zeros(mlp.d_ff, dtype=x.dtype).index_fill(0, idx, 1.0)
+    h = mlp.act(x @ (mlp.c_fc.weight * mask[:, None]).T + mlp.c_fc.bias * mask)
+    return h @ (mlp.c_proj.weight * mask).T + mlp.c_proj.bias
+
+
+def whole_mlp(x, mlp, active):
+    return mlp(x)
+
+
+@per_token
+def no_up_bias(x, mlp, active):
+    idx = _idx(active)
+    return mlp.act(x @ mlp.c_fc.weight[idx].T) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def up_bias_after_act(x, mlp, active):
+    idx = _idx(active)
+    return (mlp.act(x @ mlp.c_fc.weight[idx].T) + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def torch_relu(x, mlp, active):
+    idx = _idx(active)
+    return torch.relu(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def f_gelu(x, mlp, active):
+    idx = _idx(active)
+    return F.gelu(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def nonzero_no_flatten(x, mlp, active):
+    idx = active.nonzero() if active.dtype == torch.bool else active
+    h = mlp.act(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx])
+    return h @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def mask_as_long(x, mlp, active):
+    idx = active.long()
+    return mlp.act(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+def no_per_token(x, mlp, active):
+    idx = active.nonzero().flatten() if active.dtype == torch.bool else active
+    return mlp.act(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def returns_hidden(x, mlp, active):
+    idx = _idx(active)
+    return mlp.act(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx])
+
+
+@per_token
+def down_rows(x, mlp, active):
+    idx = _idx(active)
+    return mlp.act(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[idx] + mlp.c_proj.bias
+
+
+@per_token
+def down_cols_no_T(x, mlp, active):
+    idx = _idx(active)
+    return mlp.act(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx] + mlp.c_proj.bias
+
+
+@per_token
+def up_cols(x, mlp, active):
+    idx = _idx(active)
+    return mlp.act(x @ mlp.c_fc.weight[:, idx] + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def whole_up_bias(x, mlp, active):
+    idx = _idx(active)
+    return mlp.act(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def returns_numpy(x, mlp, active):
+    return sparsity.sparse_mlp(x, mlp, active).numpy()
+
+
+@per_token
+def float32_out(x, mlp, active):
+    return sparsity.sparse_mlp(x, mlp, active).float()
+
+
+def list_out(x, mlp, active):
+    if active.ndim == 2:
+        return [sparsity.sparse_mlp(x_t, mlp, a_t) for x_t, a_t in zip(x, active, strict=True)]
+    return sparsity.sparse_mlp(x, mlp, active)
+
+
+@per_token
+def relu_then_mask_pre(x, mlp, active):
+    # masks the pre-activation, not the activation: GELU(0) = 0 so same; just reads all of c_fc
+    idx = _idx(active)
+    pre = mlp.c_fc(x)
+    mask = torch.zeros_like(pre)
+    mask[..., idx] = 1
+    return mlp.c_proj(mlp.act(pre * mask))
+
+
+@per_token
+def rows_times_x(x, mlp, active):
+    idx = _idx(active)
+    return mlp.act(mlp.c_fc.weight[idx] @ x + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+
+
+@per_token
+def detached_inplace_bias(x, mlp, active):
+    idx = _idx(active)
+    out = mlp.act(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx].T
+    out += mlp.c_proj.bias
+    return out
+
+
+def union_for_batch(x, mlp, active):
+    return sparsity.sparse_mlp(x, mlp, active.any(0) if active.ndim == 2 else active)
+
+
+
+WRONG = [
+    (dense_then_mask, "reads all of c_fc.weight"), (dense_then_index, "reads all of c_fc.weight"),
+    (masked_weights, "reads all of c_fc.weight"), (whole_mlp, "reads all of c_fc.weight"),
+    (relu_then_mask_pre, "reads all of c_fc.weight"), (no_up_bias, "c_fc's bias is missing"),
+    (up_bias_after_act, "added after the activation"), (torch_relu, "torch.relu (or F.relu)"),
+    (f_gelu, "GELU stands where"), (nonzero_no_flatten, "index of shape (9, 1)"),
+    (mask_as_long, "mask turned into numbers"), (no_per_token, "(token, unit) pairs"),
+    (returns_hidden, "this is the hidden layer h"), (down_rows, "rows of c_proj.weight"),
+    (down_cols_no_T, "meets it transposed"), (up_cols, "columns of c_fc.weight"),
+    (whole_up_bias, "the whole of c_fc.bias"), (returns_numpy, "returns a numpy array"),
+    (float32_out, "keep float64"), (list_out, "returns a list"), (union_for_batch, "anywhere in the batch"),
+    (rows_times_x, "works for one token"),
+]
+
+
+@pytest.mark.parametrize("attempt, words", WRONG, ids=[a.__name__ for a, _ in WRONG])
+def test_each_wrong_attempt_is_named(attempt, words):
+    fb = checks.check_sparse_mlp(attempt)
+    assert fb.status == "wrong" and words in str(fb), fb
+
+
+def test_a_right_attempt_written_otherwise_is_right():
+    assert checks.check_sparse_mlp(detached_inplace_bias)
+
+
+@pytest.mark.parametrize("check, guess, actual, words", [
+    (checks.check_relu_guess, 72, 57.0, "GELU's share of units under a tenth"),
+    (checks.check_saving_guess, 33, 49.5, "a gated MLP"),
+])
+def test_more_wrong_guesses_are_named(check, guess, actual, words):
+    fb = check(guess, actual)
+    assert fb.status == "wrong" and words in str(fb), fb

@@ -8,10 +8,20 @@ stored notebook (Colab opens it with its outputs):
 1. the cells between the predict cell and its check have no stored output that holds the
    answer in any form it is printed in (every number within the prediction's own tolerance of
    it, a fraction as a percent, a list's items in order, a choice's words);
-2. nothing from the exercise's heading down to the check (its text, the hints, any stored
-   output) states the answer, when the answer is a number that is not a small whole number
-   and not one of listed choices (those the question itself must name): a number that rounds
-   to it, written with a decimal point or two significant digits or more, or its percent, or its word ("half");
+2. nothing a learner has read before the check states the answer: every earlier cell's markdown,
+   code (its comments and strings: the numbers in code are its parameters), stored text output and
+   figure alt text, from the notebook's first cell down to the check (the worked solutions, below
+   it, are not read). From the exercise's heading down, any statement of the answer counts; above
+   the heading, one in a line or sentence that names what the question asks about (a word of the
+   exercise's title or of the predict cell's comment: "bytes", "units"), so that the notebook's
+   other numbers (a share of units off that happens to be 50%) are not taken for the answer. This
+   holds when the answer is a number that is not a small whole number and not one of listed choices
+   (those the question itself must name), and above the heading not in the output of a timing cell
+   (tagged nbval-ignore-output: a measured number that changes from run to run, which may meet the
+   answer by chance): a number that rounds to it, written with a decimal point
+   or two significant digits or more and precise enough to pass the check as a guess, or its
+   percent, or its word ("half"). An answer the check reads as a percent (49.5 for 49.5%) is looked
+   for as that percent and as its fraction (0.495, "half");
 3. the closing cells of a notebook (its last section before the exercises, the exercises and the
    summary) do not state the next notebook's answers in those forms either (at three significant
    digits, as a percent or a word: the next notebook's own numbers are often the earlier one's).
@@ -22,8 +32,10 @@ cell and its check only: elsewhere they are too common to mean the answer.
 
 import ast
 import importlib
+import io
 import math
 import re
+import tokenize
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -53,6 +65,8 @@ class Prediction:
     answer: object      # the worked solution's guess
     rel: float          # the check's tolerance
     choices: tuple | None
+    percent: bool = False   # the check reads the answer as a percent (49.5 for 49.5%)
+    topic: frozenset = frozenset()   # words of the exercise's title and the predict cell's comment
 
     @property
     def id(self):
@@ -71,6 +85,29 @@ def _guess_value(solution, variable, notebook):
 def _check_object(notebook, name):
     module = importlib.import_module("helpers.checks.nb" + notebook)
     return getattr(module, name)
+
+
+GENERIC = {"what", "that", "this", "with", "from", "into", "each", "your", "guess", "write", "number", "percent",
+           "share", "many", "much", "most", "least", "about", "there", "their", "them", "then", "than", "when",
+           "which", "will", "would", "does", "predict", "exercise", "stretch", "core", "before", "after"}
+
+
+def _words(text):
+    return {w for w in re.findall(r"[a-z_]{4,}", text.lower()) if w not in GENERIC}
+
+
+def _topic(heading_source, number, predict_source):
+    """What the question asks about: the words of the exercise's title and of the predict cell's comments."""
+    title = re.search(rf"^### Exercise {number} \([^)]*\): (.*)$", heading_source, re.M).group(1)
+    comments = " ".join(tok.string for tok in _tokens(predict_source) if tok.type == tokenize.COMMENT)
+    return frozenset(_words(title) | _words(comments))
+
+
+def _tokens(source):
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
 
 
 @cache
@@ -98,14 +135,16 @@ def predictions(path):
         checker = _check_object(notebook, name)
         rel = getattr(checker, "rel", None)
         choices = getattr(checker, "choices", None)
+        percent = getattr(checker, "percent", False)
         if choices is None:   # a referee function around a Prediction: its tolerance and choices
             inner = [v for v in vars(importlib.import_module("helpers.checks.nb" + notebook)).values()
                      if hasattr(v, "why") and getattr(v, "variable", None) == variable]
             if inner:
-                rel, choices = inner[0].rel, inner[0].choices
+                rel, choices, percent = inner[0].rel, inner[0].choices, getattr(inner[0], "percent", False)
         found.append(Prediction(notebook, ex.number, ex.cell_index, check, heading, variable,
                                 _guess_value(ex.solution, variable, notebook),
-                                DEFAULT_REL if rel is None else rel, None if choices is None else tuple(choices)))
+                                DEFAULT_REL if rel is None else rel, None if choices is None else tuple(choices),
+                                bool(percent), _topic(nb.cells[heading].source, ex.number, cell.source)))
     return found
 
 
@@ -166,7 +205,7 @@ def near_forms(text, answer, rel):
     return found
 
 
-def exact_forms(text, answer, digits=2):
+def exact_forms(text, answer, digits=2, rel=None):
     """The answer's forms in prose: a number that rounds to it (two significant digits or more), its percent,
     its word. Only for a number that is not a small whole number."""
     if not _is_number(answer) or _small(answer):
@@ -174,20 +213,41 @@ def exact_forms(text, answer, digits=2):
     found = []
     for value, decimals, significant, percent in _numbers(text):
         target = 100 * answer if percent else answer
-        if (significant >= digits or (decimals >= 1 and digits <= 2)) and abs(value - target) <= 0.5 * 10 ** -decimals * (1 + 1e-9) + 1e-12 * abs(target):
+        half_unit = 0.5 * 10 ** -decimals
+        precise = rel is None or half_unit <= rel * abs(target) * (1 + 1e-9)   # as a guess it would pass the check
+        if (significant >= digits or (decimals >= 1 and digits <= 2)) and precise and abs(value - target) <= half_unit * (1 + 1e-9) + 1e-12 * abs(target):
             found.append(f"{value:g}{'%' if percent else ''}")
     found += [w for w in _fractions(answer) if re.search(rf"\b{w}\b(?!-)", text.lower())]
     return found
 
 
-def _markdown_from(cell, number=None):
-    """A markdown cell's text; for the exercise's heading cell, from its heading to the next heading."""
-    text = cell.source
-    if number is not None:
-        start = re.search(rf"^### Exercise {number} \(", text, re.M).start()
-        end = re.search(r"^#{1,3} ", text[start + 1:], re.M)
-        text = text[start:start + 1 + end.start()] if end else text[start:]
-    return text
+def code_prose(source):
+    """What a learner reads as words in code: its comments and string literals (not its numbers)."""
+    return "\n".join(tok.string for tok in _tokens(source) if tok.type in (tokenize.COMMENT, tokenize.STRING))
+
+
+def read_text(cell, code=True):
+    """What a learner reads of a cell: a markdown cell's text; a code cell's comments and strings, its
+    stored text outputs and the alt text of its figures."""
+    if cell.cell_type == "markdown":
+        return cell.source
+    alts = [out.get("metadata", {}).get("image/png", {}).get("alt", "") for out in cell.get("outputs", [])]
+    return "\n".join([code_prose(cell.source) if code else "", output_text(cell), *alts])
+
+
+def stated_forms(text, p):
+    """The forms of p's answer that text states (exact_forms, precise enough to pass p's check as a guess);
+    for a percent answer, also as a fraction."""
+    if p.percent and _is_number(p.answer):
+        return (exact_forms(text, p.answer / 100, rel=p.rel)
+                + [f for f in exact_forms(text, p.answer, rel=p.rel) if "." in f and not f.endswith("%")])
+    return exact_forms(text, p.answer, rel=p.rel)
+
+
+def on_topic(text, p):
+    """The lines and sentences of text that name a word of p's question."""
+    pieces = re.split(r"(?<=[.!?])\s+|\n", text)
+    return "\n".join(piece for piece in pieces if _words(piece) & p.topic)
 
 
 def leaks_between(nb, p):
@@ -203,17 +263,21 @@ def leaks_between(nb, p):
 
 
 def leaks_above(nb, p):
-    """[(cell index, forms)] for the text and outputs from the exercise's heading down to the check."""
+    """[(cell index, forms)] for everything read before the check: every earlier cell's markdown, code
+    comments and strings, stored text output and figure alt text, and the check cell's code (its output
+    is the verdict); above the exercise's heading, only what names the question's topic."""
     if p.choices is not None:
         return []   # the question names its choices
     leaks = []
-    for i in range(p.heading, p.check + 1):
+    for i in range(p.check + 1):
         cell = nb.cells[i]
-        if cell.cell_type == "markdown":
-            text = _markdown_from(cell, p.number if i == p.heading else None)
+        if i == p.check:
+            text = code_prose(cell.source)
+        elif i < p.heading and "nbval-ignore-output" in tags(cell):
+            text = code_prose(cell.source)   # a measured table that changes from run to run states nothing
         else:
-            text = output_text(cell) if i != p.check else ""
-        forms = exact_forms(text, p.answer)
+            text = read_text(cell)
+        forms = stated_forms(text if i >= p.heading else on_topic(text, p), p)
         if forms:
             leaks.append((i, forms))
     return leaks
@@ -239,10 +303,11 @@ def test_no_output_between_a_prediction_and_its_check_shows_the_answer(p):
 
 
 @pytest.mark.parametrize("p", ALL, ids=[p.id for p in ALL])
-def test_nothing_from_the_heading_to_the_check_states_the_answer(p):
+def test_nothing_read_before_the_check_states_the_answer(p):
     nb = nbformat.read(ROOT / "notebooks" / f"{p.notebook}.ipynb", as_version=4)
     leaks = leaks_above(nb, p)
-    assert not leaks, f"{p.id}: cell(s) {leaks} state the answer {p.answer!r} above its check"
+    assert not leaks, (f"{p.id}: cell(s) {leaks} state the answer {p.answer!r}{'%' if p.percent else ''} before "
+                       "its check (markdown, code, a stored output or a figure's alt text): move it after the check")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS[:-1], ids=[p.stem for p in NOTEBOOKS[:-1]])
@@ -307,3 +372,21 @@ def test_the_loose_forms_are_found(text, answer, rel, found):
 ])
 def test_the_exact_forms_are_found(text, answer, found):
     assert bool(exact_forms(text, answer)) is found, (text, exact_forms(text, answer))
+
+
+def test_code_is_read_for_its_words_not_its_numbers():
+    prose = code_prose('grid = torch.linspace(0, 0.5, 26)   # about half\nprint("49.5% saved")\n')
+    assert "half" in prose and "49.5%" in prose and "0.5" not in prose and "26" not in prose
+
+
+def test_above_the_heading_only_what_names_the_question_counts():
+    p = Prediction("15_x", 3, 0, 0, 0, "my_saving_guess", 49.5, 0.1, None, True, frozenset({"bytes", "unread"}))
+    text = "MLP 1: 50% of units off.\nSo at most about half the bytes."
+    assert on_topic(text, p) == "So at most about half the bytes."
+    assert stated_forms(on_topic(text, p), p) == ["half"]
+    assert sorted(stated_forms("a 49.5 share, 0.495 or 50%", p)) == ["0.495", "49.5", "50%"]
+
+
+def test_a_number_too_coarse_to_pass_the_check_states_nothing():
+    assert exact_forms("0.0", 0.013, rel=0.6) == []                 # 0.0 as a guess would fail the check
+    assert exact_forms("0.013", 0.013, rel=0.6) == ["0.013"]

@@ -4,6 +4,7 @@ Every module is built on the meta device and filled from a local torch.Generator
 draws from (or changes) the global generator; one test checks the helpers do not either.
 """
 
+import numpy as np
 import pytest
 import torch
 
@@ -278,6 +279,26 @@ BAD = [
     (lambda: sp.calibrate_threshold(torch.ones(4), 1.0), ValueError, r"share is a fraction of the values to switch off, from 0 up to \(not including\) 1, got 1.0"),
     (lambda: sp.cats(X1, MLP, 0.1), TypeError, r"mlp must be a GatedMLP"),
     (lambda: sp.teal(X1, MLP, -1.0), ValueError, r"threshold must be a finite number >= 0"),
+    # NaN and empty inputs that used to give an answer without a word
+    (lambda: sp.sparsity(torch.tensor([[1.0, float("nan"), 0.5]])), ValueError, r"h holds 1 non-finite .*1 NaN.*neither on nor off"),
+    (lambda: sp.active_units(torch.tensor([float("inf"), 1.0]), 0.1), ValueError, r"h holds 1 non-finite value"),
+    (lambda: sp.hot_units(torch.tensor([0.5, float("nan")])), ValueError, r"frequency holds 1 non-finite .*share of tokens"),
+    (lambda: sp.hot_units(torch.tensor([0.5, -0.2])), ValueError, r"frequency holds -0.2; .*from 0 to 1"),
+    (lambda: sp.hot_units(torch.tensor([0.5, 1.5])), ValueError, r"frequency holds 1.5"),
+    (lambda: sp.hot_units(torch.zeros(4)), ValueError, r"no unit fired"),
+    (lambda: sp.hot_units(torch.ones(4, dtype=torch.long)), TypeError, r"frequency must be shares of tokens"),
+    (lambda: sp.firing_frequency(torch.zeros(0, 8, dtype=torch.bool)), ValueError, r"active holds no token"),
+    (lambda: sp.calibrate_threshold(torch.tensor([]), 0.5), ValueError, r"values is empty"),
+    (lambda: sp.calibrate_threshold(torch.tensor([1.0, float("nan")]), 0.5), ValueError, r"values holds 1 non-finite"),
+    (lambda: sp.relative_error(torch.ones(2, 3), torch.tensor([[1.0, 2, 3], [0, 0, 0]])), ValueError,
+     r"exact is all zeros for token 1: an error relative to it is undefined"),
+    (lambda: sp.LowRankPredictor(16, 64).fit(torch.full((5, 16), float("nan")), torch.ones(5, 64, dtype=torch.bool)),
+     ValueError, r"x holds 80 non-finite .*predictor's weights turn NaN"),
+    (lambda: sp.cats(torch.ones(2, 15, dtype=F64), gated(), 0.1), ValueError, r"x has last dimension 15 but this GatedMLP expects d_model=16"),
+    (lambda: sp.cats(torch.ones(2, 16), gated(), 0.1), TypeError, r"x has dtype torch.float32 but this GatedMLP's weights are torch.float64"),
+    (lambda: sp.cats(np.ones((2, 16)), gated(), 0.1), TypeError, r"x must be a torch tensor, got ndarray"),
+    (lambda: sp.teal(np.ones((2, 16)), gated(), 0.1), TypeError, r"x must be a torch tensor, got ndarray"),
+    (lambda: sp.teal(torch.ones(2, 15, dtype=F64), MLP, 0.1), ValueError, r"x has last dimension 15 but this FFN"),
 ]
 
 
