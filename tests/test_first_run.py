@@ -27,13 +27,13 @@ def make(*args, path=None, **variables):
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
 
 
-def torch_build(tmp_path, nvidia_smi, **variables):
+def torch_build(tmp_path, nvidia_smi, exit_status=0, **variables):
     """The build the torch step picks: "cpu", "cuda" or "macos"."""
     path = os.environ["PATH"]
     if nvidia_smi:
         (tmp_path / "bin").mkdir(exist_ok=True)
         fake = tmp_path / "bin" / "nvidia-smi"
-        fake.write_text("#!/bin/sh\nexit 0\n")
+        fake.write_text(f"#!/bin/sh\nexit {exit_status}\n")
         fake.chmod(0o755)
         path = f"{tmp_path / 'bin'}{os.pathsep}{path}"
     venv_dir = tmp_path / "venv"
@@ -47,6 +47,21 @@ def test_the_cpu_build_where_there_is_no_nvidia_gpu(tmp_path):
     assert torch_build(tmp_path, nvidia_smi=True) == ("macos" if here == "macos" else "cuda")
     assert torch_build(tmp_path, nvidia_smi=True, TORCH="cpu") == "cpu"
     assert torch_build(tmp_path, nvidia_smi=False, TORCH="cuda") == "cuda"
+
+
+def test_an_nvidia_smi_that_fails_picks_the_cpu_build(tmp_path):
+    # NVIDIA's tools without a working driver: nvidia-smi is there and exits with an error.
+    here = "macos" if platform.system() == "Darwin" else "cpu"
+    assert torch_build(tmp_path, nvidia_smi=True, exit_status=9) == here
+
+
+@pytest.mark.parametrize("asked", ["gpu", "CUDA", "rocm"])
+def test_a_torch_value_make_does_not_install_stops_in_one_sentence(asked):
+    done = make("-n", "lab", TORCH=asked)
+    assert done.returncode != 0 and done.stdout == ""
+    said = done.stderr.strip()
+    assert f"TORCH={asked} is not a build make installs: TORCH=cpu, TORCH=cuda or TORCH=auto" in said
+    assert said.count("\n") == 0 and "pip install torch into .venv first, and make keeps it" in said
 
 
 def test_make_lab_installs_the_lab_extra_and_make_test_the_test_stack():
