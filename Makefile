@@ -112,7 +112,7 @@ reset:
 claims: $(TEST_STAMP)
 	$(BIN)/python tools/claims.py
 
-## Only rewrite badges and setup cells, no execution (NB=03 for one; FORCE=1 as for notebooks)
+## Only rewrite badges and setup cells (the Korean notebooks' too), no execution (NB=03 for one; FORCE=1 as for notebooks)
 sync: $(TEST_STAMP)
 	$(BIN)/python tools/sync_notebooks.py $(NB)
 	$(BIN)/python tools/section_minutes.py

@@ -132,10 +132,35 @@ def test_glossary_is_linked_and_cites_notebooks_that_exist():
 
 
 def test_links_in_readme_sources_and_glossary_resolve():
-    for path in [ROOT / "README.md", SOURCES, GLOSSARY, ROOT / "docs" / "CLAIMS.md"]:
+    for path in [ROOT / "README.md", SOURCES, GLOSSARY, ROOT / "docs" / "CLAIMS.md", *MOVED_FROM_README]:
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text()):
             if not target.startswith(("http://", "https://")):
                 assert (path.parent / target).exists(), f"{path.name} links {target}, which does not exist"
+
+
+MOVED_FROM_README = [ROOT / "docs" / "SETUP.md", ROOT / "docs" / "CONTRIBUTING.md"]
+
+
+def anchor(heading):
+    """GitHub's anchor for a markdown heading: lower case, punctuation dropped, spaces as dashes."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_anchors_the_readme_and_its_guides_link_exist():
+    for path in [ROOT / "README.md", ROOT / "README.ko.md", *MOVED_FROM_README]:
+        for target, name in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", path.read_text(encoding="utf-8")):
+            linked = (path.parent / target) if target else path
+            if target.startswith(("http://", "https://")) or linked.suffix != ".md":
+                continue
+            headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), re.M)
+            assert name in {anchor(h) for h in headings}, f"{path.name} links {target}#{name}, a heading it lacks"
+
+
+def test_the_readme_is_the_two_commands_and_where_to_go():
+    readme = (ROOT / "README.md").read_text()
+    before_the_table = readme[:readme.index("## The notebooks")]
+    assert len(before_the_table.split()) < 600, "README.md before the notebooks table: move the detail to docs/"
+    assert "### When something fails" in before_the_table
 
 
 # "seed" for a source post: "seed 000", "seeds 002", "the seed's", "the seed says", "the seeds".

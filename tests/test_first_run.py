@@ -117,15 +117,29 @@ def test_the_torch_step_installs_the_cpu_build_from_the_cpu_index(tmp_path):
     assert again.stdout.strip() == f"torch {version} is installed already: left as it is."
 
 
-def test_the_readme_gives_the_manual_and_conda_paths_what_make_lab_has():
+def test_the_setup_guide_gives_the_manual_and_conda_paths_what_make_lab_has():
     makefile = (ROOT / "Makefile").read_text()
     cpu_index = re.search(r"^TORCH_CPU_INDEX \?= (\S+)$", makefile, re.M).group(1)
     lab = re.search(r"^lab:.*\n\t(.+)$", makefile, re.M).group(1)
-    readme = (ROOT / "README.md").read_text()
-    manual = readme[readme.index("Without make"):readme.index("## The notebooks")]
+    setup = (ROOT / "docs" / "SETUP.md").read_text()
+    manual = setup[setup.index("## Without make"):setup.index("## Colab")]
     assert f"pip install torch --index-url {cpu_index}" in manual
     assert 'pip install -e ".[lab]"' in manual and "--LabApp.app_settings_dir=" in lab
     assert '--LabApp.app_settings_dir="$PWD/tools/lab_settings"' in manual
     assert "--allow-root" in lab and "--allow-root" in manual
     words = " ".join(manual.split())
     assert "conda env create -f environment.yml" in words and "the same `jupyter lab` line" in words
+
+
+def test_the_setup_guide_gives_the_lines_make_test_runs():
+    """docs/SETUP.md's "every test" lines are `make test`'s recipe, in an activated venv."""
+    recipe = make("-n", "-o", ".venv/.test-installed", "test").stdout.replace("\\\n", " ")
+    notebooks = subprocess.run([sys.executable, "tools/course_paths.py"], cwd=ROOT, capture_output=True,
+                               text=True, check=True).stdout.split()
+    recipe = recipe.replace(" ".join(notebooks), "$(python tools/course_paths.py)").replace(".venv/bin/", "")
+    setup = (ROOT / "docs" / "SETUP.md").read_text()
+    section = setup[setup.index("## Every test, as `make test` runs it"):]
+    block = re.search(r"\n\n((?:    .*\n)+)", section).group(1).replace("\\\n", " ")
+    assert [" ".join(line.split()) for line in block.splitlines()] == \
+        [" ".join(line.split()) for line in recipe.splitlines()]
+    assert "COURSE_GPT2=tiny COURSE_RECORD=0" in block
