@@ -232,3 +232,21 @@ def test_no_document_states_the_number_of_notebooks_by_hand():
     for fine in ["the 4 blocks of notebook 13", "13 of 13 within target", "all 26 medians", "every notebook"]:
         assert not NOTEBOOK_COUNT.search(fine), fine
     assert NOTEBOOK_RANGE.search('notebook: str  # "01".."13": the notebook') and not NOTEBOOK_RANGE.search('"01", "02"')
+
+
+def table_problems(text):
+    """[line numbers] of markdown tables whose divider row has another number of columns than
+    their header (GitHub then shows the table as plain text)."""
+    lines, found = text.splitlines(), []
+    for i in range(1, len(lines)):
+        if re.fullmatch(r"\|(?:\s*:?-+:?\s*\|)+", lines[i].strip()) and lines[i - 1].lstrip().startswith("|"):
+            if lines[i].strip().count("|") != lines[i - 1].strip().count("|"):
+                found.append(i + 1)
+    return found
+
+
+def test_every_table_in_the_readmes_and_docs_renders():
+    for path in [ROOT / "README.md", ROOT / "README.ko.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        assert not table_problems(path.read_text(encoding="utf-8")), f"{path.name}: a table's divider does not match its header"
+    assert table_problems("| a | b |\n|---|---|---|\n| 1 | 2 |") == [2]
+    assert table_problems("| a | b |\n|---|:--|\n| 1 | 2 |") == []
