@@ -16,12 +16,17 @@ RUN_PYTHON = $(if $(wildcard $(BIN)/python),$(BIN)/python,$(PYTHON))
 # The course's notebooks (NN_name.ipynb, editions in subfolders too), never JupyterLab's copies.
 NOTEBOOKS = $(shell $(RUN_PYTHON) tools/course_paths.py)
 
-# PyTorch: TORCH=cpu or TORCH=cuda, else found out. On Linux (WSL too) without an NVIDIA driver
-# (no nvidia-smi) the CPU build comes from PyTorch's CPU index: PyPI's Linux wheel is the CUDA
-# build, gigabytes larger. On macOS PyPI's wheel is the CPU and MPS build already.
+# PyTorch: TORCH=cpu or TORCH=cuda, else found out. On Linux (WSL too) without a working NVIDIA driver
+# (no nvidia-smi, or one that finds no GPU) the CPU build comes from PyTorch's CPU index: PyPI's Linux
+# wheel is the CUDA build, gigabytes larger. On macOS PyPI's wheel is the CPU and MPS build already.
+# Another build (ROCm) is installed into the venv by hand first: make keeps a torch it finds.
 TORCH ?= auto
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
-TORCH_BUILD = $(if $(filter cpu cuda,$(TORCH)),$(TORCH),$(if $(filter Darwin,$(shell uname -s)),macos,$(if $(shell command -v nvidia-smi 2>/dev/null),cuda,cpu)))
+$(if $(filter-out auto cpu cuda,$(TORCH)),$(error TORCH=$(TORCH) is not a build make installs: \
+	TORCH=cpu, TORCH=cuda or TORCH=auto (the default); for another one (ROCm) pip install torch \
+	into $(VENV) first, and make keeps it))
+NVIDIA_GPU = $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
+TORCH_BUILD = $(if $(filter cpu cuda,$(TORCH)),$(TORCH),$(if $(filter Darwin,$(shell uname -s)),macos,$(if $(NVIDIA_GPU),cuda,cpu)))
 
 # The checks' Korean catalog, compiled from its .po for the package (built, never committed).
 CHECKS_MO := helpers/locale/ko/LC_MESSAGES/checks.mo
@@ -41,7 +46,7 @@ $(TORCH_STAMP): | $(BIN)/python
 	@if $(BIN)/python -c "import importlib.metadata as m; print('torch', m.version('torch'), end='')" \
 	    2>/dev/null; then echo " is installed already: left as it is."; \
 	elif [ "$(TORCH_BUILD)" = cpu ]; then \
-	    echo "PyTorch: the CPU build, from $(TORCH_CPU_INDEX)$(if $(filter auto,$(TORCH)), (no nvidia-smi here)) - TORCH=cuda picks the CUDA build"; \
+	    echo "PyTorch: the CPU build, from $(TORCH_CPU_INDEX)$(if $(filter auto,$(TORCH)), (no nvidia-smi here that finds a GPU)) - TORCH=cuda picks the CUDA build"; \
 	    $(BIN)/python -m pip install -q --no-deps torch --index-url $(TORCH_CPU_INDEX); \
 	    $(BIN)/python tools/torch_build.py cpu --index $(TORCH_CPU_INDEX) || exit 1; \
 	else echo "PyTorch: PyPI's build, for $(TORCH_BUILD) (TORCH=cpu for the CPU build)"; fi
@@ -116,7 +121,7 @@ reset:
 claims: $(TEST_STAMP)
 	$(BIN)/python tools/claims.py
 
-## Only rewrite badges and setup cells, no execution (NB=03 for one; FORCE=1 as for notebooks)
+## Only rewrite badges and setup cells (the Korean notebooks' too), no execution (NB=03 for one; FORCE=1 as for notebooks)
 sync: $(TEST_STAMP)
 	$(BIN)/python tools/sync_notebooks.py $(NB)
 	$(BIN)/python tools/section_minutes.py

@@ -8,6 +8,8 @@
 import numpy as np
 import torch
 from torch import nn
+from torch.nn import functional as F
+from torch.nn.modules import module as torch_module
 
 from helpers import activations, validate
 
@@ -60,6 +62,14 @@ def ffn_forward(x, W1, b1, W2, b2, activation="gelu"):
     return out
 
 
+def hooked(*modules):
+    """True if calling these modules would run a hook: one of their own, or one on every module."""
+    return bool(torch_module._global_forward_hooks or torch_module._global_forward_pre_hooks
+                or torch_module._global_backward_hooks or torch_module._global_backward_pre_hooks
+                or any(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
+                       for m in modules))
+
+
 class FFN(nn.Module):
     """GPT-2's MLP: c_fc (d_model -> d_ff), act, c_proj (d_ff -> d_model).
 
@@ -95,11 +105,18 @@ class FFN(nn.Module):
         return self.c_fc.out_features
 
     def forward(self, x):
+        c_fc, act, c_proj = self.c_fc, self.act, self.c_proj
+        direct = not hooked(c_fc, act, c_proj) and type(c_fc) is type(c_proj) is nn.Linear
         try:
-            h = self.act(self.c_fc(x))                       # (..., d_ff)
+            if direct:   # what the three modules would compute, without calling them (decode's T = 1)
+                h = act.forward(F.linear(x, c_fc.weight, c_fc.bias))
+            else:        # a hook to run, or a layer swapped in (int8, a learner's own): call the modules
+                h = act(c_fc(x))                             # (..., d_ff)
         except (RuntimeError, TypeError) as error:          # checked only once torch refuses x
-            raise validate.explained(error, x, self.d_model, "FFN", self.c_fc.weight) from None
-        return self.c_proj(h)                                # (..., d_model)
+            raise validate.explained(error, x, self.d_model, "FFN", c_fc.weight) from None
+        if direct:
+            return F.linear(h, c_proj.weight, c_proj.bias)
+        return c_proj(h)                                     # (..., d_model)
 
     @classmethod
     def from_numpy(cls, W1, b1, W2, b2, activation="gelu", dtype=torch.float64):

@@ -421,11 +421,18 @@ RISE_SMALLEST = """() => {
 }"""
 
 
+# The height of the setup cell where it is drawn on the present slide (0 where RISE skips it, as it should).
+SETUP_SHOWN = """() => Math.round([...document.querySelectorAll('.reveal section.present .jp-CodeCell')]
+  .filter(c => c.textContent.includes('class SetupError'))
+  .reduce((h, c) => h + c.getBoundingClientRect().height, 0))"""
+
+
 def test_projector_mode_keeps_rise_text_large_and_long_cells_unshrunk(browser, lab):
     """Notebook 05 in RISE at 1280x720 with helpers.presentation()'s output after its setup cell:
     on every slide body text is drawn at 24 px or more and code and printed output at 18 px or
     more (05's 39-line timing cell too, which normal mode shrinks). RISE cannot cut a live cell
-    across slides: a slide taller than the screen scrolls at full size instead."""
+    across slides: a slide taller than the screen scrolls at full size instead. The setup cell stays
+    off every slide, as in normal mode."""
     base, token = lab
     shut_down_kernels(lab)
     nb = nbformat.read(NOTEBOOK_DIR / "05_swiglu_gate.ipynb", as_version=4)
@@ -454,6 +461,9 @@ def test_projector_mode_keeps_rise_text_large_and_long_cells_unshrunk(browser, l
             m = page.evaluate(RISE_SMALLEST)
             assert m["index"] != last, f"Space did not move past slide {last}"
             last = m["index"]
+            shown = page.evaluate(SETUP_SHOWN)
+            if shown:
+                problems.append(f"slide {last}: the setup cell is on it, {shown} px tall")
             (body_px, body_text), (code_px, code_text) = m["found"]["body"], m["found"]["code"]
             if body_px < 24 - 0.01:
                 problems.append(f"slide {last}: body text {body_px:.1f} px ({body_text!r})")
@@ -468,4 +478,5 @@ def test_projector_mode_keeps_rise_text_large_and_long_cells_unshrunk(browser, l
     finally:
         page.close()
     assert last >= 5, f"RISE showed only {last + 1} slides"
-    assert not problems, f"{len(problems)} of {last + 1} RISE slides in projector mode have text too small:\n" + "\n".join(problems)
+    assert not problems, (f"{len(problems)} of {last + 1} RISE slides in projector mode show the setup cell or "
+                          "text too small:\n" + "\n".join(problems))

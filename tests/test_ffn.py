@@ -82,3 +82,34 @@ def test_forward_checks_x_only_after_torch_refuses_it_and_keeps_other_errors():
             ffn(torch.zeros(2, 8))   # x is fine: the hook's own error comes through
     finally:
         handle.remove()
+
+
+def test_the_forward_without_hooks_is_the_modules_forward_and_every_hook_still_runs():
+    """FFN skips calling its three modules where no hook would run (decode's T = 1 costs what the
+    plain functions cost): the result is the same, and a hook on any of them, or on every module,
+    still sees the hidden neurons; a layer swapped in for c_fc is called as a module."""
+    torch.manual_seed(0)
+    ffn, x = FFN(8, 32).eval(), torch.randn(3, 8)
+    by_modules = ffn.c_proj(ffn.act(ffn.c_fc(x)))
+    assert torch.equal(ffn(x), by_modules)
+    seen = []
+    for module in (ffn.c_fc, ffn.act, ffn.c_proj):
+        handle = module.register_forward_hook(lambda m, args, out: seen.append(tuple(out.shape)))
+        assert torch.equal(ffn(x), by_modules)
+        handle.remove()
+    assert seen == [(3, 32), (3, 32), (3, 8)]
+    handle = torch.nn.modules.module.register_module_forward_hook(lambda m, args, out: seen.append(type(m).__name__))
+    try:
+        ffn(x)
+    finally:
+        handle.remove()
+    assert seen[3:] == ["Linear", "GELU", "Linear", "FFN"]
+
+    class Doubled(torch.nn.Linear):
+        def forward(self, x):
+            return 2 * super().forward(x)
+
+    doubled = Doubled(8, 32)
+    doubled.load_state_dict(ffn.c_fc.state_dict())
+    ffn.c_fc = doubled
+    assert torch.equal(ffn(x), ffn.c_proj(ffn.act(doubled(x))))

@@ -27,13 +27,13 @@ def make(*args, path=None, **variables):
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
 
 
-def torch_build(tmp_path, nvidia_smi, **variables):
+def torch_build(tmp_path, nvidia_smi, exit_status=0, **variables):
     """The build the torch step picks: "cpu", "cuda" or "macos"."""
     path = os.environ["PATH"]
     if nvidia_smi:
         (tmp_path / "bin").mkdir(exist_ok=True)
         fake = tmp_path / "bin" / "nvidia-smi"
-        fake.write_text("#!/bin/sh\nexit 0\n")
+        fake.write_text(f"#!/bin/sh\nexit {exit_status}\n")
         fake.chmod(0o755)
         path = f"{tmp_path / 'bin'}{os.pathsep}{path}"
     venv_dir = tmp_path / "venv"
@@ -47,6 +47,21 @@ def test_the_cpu_build_where_there_is_no_nvidia_gpu(tmp_path):
     assert torch_build(tmp_path, nvidia_smi=True) == ("macos" if here == "macos" else "cuda")
     assert torch_build(tmp_path, nvidia_smi=True, TORCH="cpu") == "cpu"
     assert torch_build(tmp_path, nvidia_smi=False, TORCH="cuda") == "cuda"
+
+
+def test_an_nvidia_smi_that_fails_picks_the_cpu_build(tmp_path):
+    # NVIDIA's tools without a working driver: nvidia-smi is there and exits with an error.
+    here = "macos" if platform.system() == "Darwin" else "cpu"
+    assert torch_build(tmp_path, nvidia_smi=True, exit_status=9) == here
+
+
+@pytest.mark.parametrize("asked", ["gpu", "CUDA", "rocm"])
+def test_a_torch_value_make_does_not_install_stops_in_one_sentence(asked):
+    done = make("-n", "lab", TORCH=asked)
+    assert done.returncode != 0 and done.stdout == ""
+    said = done.stderr.strip()
+    assert f"TORCH={asked} is not a build make installs: TORCH=cpu, TORCH=cuda or TORCH=auto" in said
+    assert said.count("\n") == 0 and "pip install torch into .venv first, and make keeps it" in said
 
 
 def test_make_lab_installs_the_lab_extra_and_make_test_the_test_stack():
@@ -102,15 +117,29 @@ def test_the_torch_step_installs_the_cpu_build_from_the_cpu_index(tmp_path):
     assert again.stdout.strip() == f"torch {version} is installed already: left as it is."
 
 
-def test_the_readme_gives_the_manual_and_conda_paths_what_make_lab_has():
+def test_the_setup_guide_gives_the_manual_and_conda_paths_what_make_lab_has():
     makefile = (ROOT / "Makefile").read_text()
     cpu_index = re.search(r"^TORCH_CPU_INDEX \?= (\S+)$", makefile, re.M).group(1)
     lab = re.search(r"^lab:.*\n\t(.+)$", makefile, re.M).group(1)
-    readme = (ROOT / "README.md").read_text()
-    manual = readme[readme.index("Without make"):readme.index("## The notebooks")]
+    setup = (ROOT / "docs" / "SETUP.md").read_text()
+    manual = setup[setup.index("## Without make"):setup.index("## Colab")]
     assert f"pip install torch --index-url {cpu_index}" in manual
     assert 'pip install -e ".[lab]"' in manual and "--LabApp.app_settings_dir=" in lab
     assert '--LabApp.app_settings_dir="$PWD/tools/lab_settings"' in manual
     assert "--allow-root" in lab and "--allow-root" in manual
     words = " ".join(manual.split())
     assert "conda env create -f environment.yml" in words and "the same `jupyter lab` line" in words
+
+
+def test_the_setup_guide_gives_the_lines_make_test_runs():
+    """docs/SETUP.md's "every test" lines are `make test`'s recipe, in an activated venv."""
+    recipe = make("-n", "-o", ".venv/.test-installed", "test").stdout.replace("\\\n", " ")
+    notebooks = subprocess.run([sys.executable, "tools/course_paths.py"], cwd=ROOT, capture_output=True,
+                               text=True, check=True).stdout.split()
+    recipe = recipe.replace(" ".join(notebooks), "$(python tools/course_paths.py)").replace(".venv/bin/", "")
+    setup = (ROOT / "docs" / "SETUP.md").read_text()
+    section = setup[setup.index("## Every test, as `make test` runs it"):]
+    block = re.search(r"\n\n((?:    .*\n)+)", section).group(1).replace("\\\n", " ")
+    assert [" ".join(line.split()) for line in block.splitlines()] == \
+        [" ".join(line.split()) for line in recipe.splitlines()]
+    assert "COURSE_GPT2=tiny COURSE_RECORD=0" in block

@@ -145,11 +145,23 @@ def test_colab_without_network_says_offline(tmp_path):
 def test_colab_with_an_unpublished_version_says_so(tmp_path):
     cells = run_setup(FAKE_COLAB, unpublished_env(tmp_path))
     assert_stops_with(cells, [
-        f"{PIN} is not published, on PyPI or as the git tag v{VERSION}.",
-        f"Open the notebook from a release ({repo_url()}/releases) instead.",
+        f"PyPI has no {PIN}, and the git tag v{VERSION} is missing from {repo_url()} too.",
+        f"Run `!pip install git+{repo_url()}` in a new cell (the course's main branch), then run this cell again.",
     ])
     log = (tmp_path / "pip.log").read_text()
     assert "git clone" in log and "connection error" not in log  # both answered, neither had it
+
+
+def test_colab_with_the_git_tag_but_no_pypi_release_says_which_is_missing(tmp_path):
+    env = unpublished_env(tmp_path)
+    work = tmp_path / "work"
+    os.system(f"git clone -q {tmp_path / 'repo.git'} {work} 2>/dev/null && cd {work} && "
+              f"git -c user.name=c -c user.email=c@c commit -q --allow-empty -m release && "
+              f"git tag v{VERSION} && git push -q origin HEAD v{VERSION} 2>/dev/null")
+    cells = run_setup(FAKE_COLAB, env)
+    said = cells[1].outputs[0].traceback
+    assert said[0].startswith(f"PyPI has no {PIN}, and pip could not install the git tag v{VERSION} either: ")
+    assert "missing from" not in said[0] and len(said) == 2
 
 
 def test_colab_with_another_pip_failure_quotes_pip(tmp_path):

@@ -158,3 +158,22 @@ def test_projector_layout_cuts_long_code_cells_into_marked_pieces():
     assert len({c.id for c in split.cells}) == len(split.cells), "cell ids stay unique"
     assert nbformat.writes(slide_layout.split_for_projector(nb)) == nbformat.writes(split), "the same every time"
     assert nbformat.writes(nb) == before, "the notebook itself is left as it was"
+
+
+def test_a_list_too_tall_for_a_projector_slide_is_cut_between_items_and_sentences():
+    """A summary is one list with no blank line: cut between its items, and an item still too tall
+    at its sentences (marked continued); every piece fits, and no word is lost."""
+    m = slide_layout.PROJECTOR
+    budget = m.slide_height - 2 * m.text_line - 2 * m.cell_gap
+    long_item = " ".join(f"Sentence {i} says a thing about the MLP at some length, twice over." for i in range(30))
+    summary = "## Summary\n\n- **Shown:** " + long_item + "\n- **Checked:** " + long_item[:900] + "\n- **Next:** more."
+    pieces = slide_layout.markdown_pieces(summary, m)
+    assert len(pieces) >= 3 and all(slide_layout.markdown_height(p, m) <= budget for p in pieces)
+    assert any(p.startswith("- *(continued)* ") for p in pieces)
+    words = " ".join(" ".join(pieces).replace("- *(continued)* ", "").split())
+    assert words == " ".join(summary.split())
+    for path in NOTEBOOKS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown" and cell.source.startswith("## Summary"):
+                heights = [slide_layout.markdown_height(p, m) for p in slide_layout.markdown_pieces(cell.source, m)]
+                assert max(heights) <= budget, f"{path.name}'s summary: pieces {heights} px, a slide holds {budget}"

@@ -6,7 +6,8 @@ opens it in headless Chromium with every request that would leave the machine ab
 that reveal.js started with the slides the notebook's metadata gives and moves between them, that
 MathJax rendered the formulas in its own fonts, and that the figures show. Then it builds every
 deck and visits each slide as a presenter does, without scrolling: everything on it, every figure
-in full, inside the 1280x720 window. The build fetches reveal.js and MathJax with npm once (into
+in full, inside the 1280x720 window; a code cell longer than a slide is cut across sub-slides, and
+on a slide at full size no code is drawn under 14 px. The build fetches reveal.js and MathJax with npm once (into
 build/npm/); where npm is missing the test skips, like a missing Chromium (required in CI).
 """
 
@@ -42,9 +43,15 @@ MEASURE = """() => {
         && (el.scrollHeight > el.clientHeight + 2 || el.scrollWidth > el.clientWidth + 2))
       scrolled.push(el.className + ': ' + el.scrollWidth + 'x' + el.scrollHeight + ' in ' + el.clientWidth + 'x' + el.clientHeight);
   }
-  return {box, cut, scrolled, scale: Number(slide.style.zoom || 1), text: slide.innerText.trim().slice(0, 60),
+  // the smallest code as drawn: its font size times reveal.js's scale and the zoom of the slide
+  const zoom = Number(slide.style.zoom || 1), scale = REVEAL.getScale();
+  const code = [...slide.querySelectorAll('pre, code')].filter(el => !el.closest('aside.notes') && el.getBoundingClientRect().height)
+    .map(el => [parseFloat(getComputedStyle(el).fontSize) * zoom * scale, el.textContent.trim().slice(0, 40)])
+    .reduce((a, b) => (b[0] < a[0] ? b : a), [Infinity, '']);
+  return {box, cut, scrolled, code, scale: zoom, text: slide.innerText.trim().slice(0, 60),
           figures: slide.querySelectorAll('.jp-OutputArea-output img').length};
-}"""
+}""".replace("REVEAL", REVEAL)
+CODE_PX = 14   # code is cut across sub-slides rather than drawn smaller
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +140,7 @@ def decks(browser, tmp_path_factory):
 
 def test_every_slide_fits_the_screen_without_scrolling(browser, decks):
     page = browser.new_page(viewport=SCREEN)
-    problems, n_slides, n_figures = [], 0, 0
+    problems, n_slides, n_figures, shrunk = [], 0, 0, 0
     try:
         for deck in decks:
             page.goto(deck.as_uri())
@@ -154,7 +161,11 @@ def test_every_slide_fits_the_screen_without_scrolling(browser, decks):
                     problems += [f"{where}: scrolled {s}" for s in m["scrolled"]]
                     if m["scale"] < MIN_SCALE:
                         problems.append(f"{where}: shrunk to {m['scale']:.2f} to fit; split the cell in the notebook")
+                    if m["scale"] == 1 and m["code"][0] < CODE_PX - 0.01:   # at the size the deck's style gives
+                        problems.append(f"{where}: code drawn at {m['code'][0]:.1f} px ({m['code'][1]!r})")
+                    shrunk += m["code"][0] < CODE_PX - 0.01
     finally:
         page.close()
+    print(f"{shrunk} of {n_slides} slides shrink code under {CODE_PX} px to fit")
     assert n_slides >= 12 * 5 and n_figures >= 12, f"only {n_slides} slides and {n_figures} figures visited"
     assert not problems, f"{len(problems)} of {n_slides} slides do not fit 1280x720:\n" + "\n".join(problems)

@@ -123,7 +123,8 @@ def exporter():
 
 
 def laid_out(nb, projector=False):
-    """A copy of nb as its deck shows it: slides from tools/slide_layout.py, the long code cells that
+    """A copy of nb as its deck shows it: slides from tools/slide_layout.py (a code cell longer than a
+    slide cut across sub-slides marked "continued", as in projector decks), the long code cells that
     draw a figure tagged to sit beside it, and no stored widget state (nbconvert would load the widget
     renderer from unpkg for it; a deck shows each demo's stored figure, which needs no script).
     projector=True: the projector deck's copy, long cells cut into pieces and laid out for its sizes
@@ -134,6 +135,7 @@ def laid_out(nb, projector=False):
         nb = slide_layout.split_for_projector(nb)
         slide_layout.apply(nb, slide_layout.PROJECTOR)
         return nb
+    nb = slide_layout.split_for_projector(nb, slide_layout.NORMAL)   # code is cut, never shrunk under 14 px
     slide_layout.apply(nb)
     for cell in nb.cells:
         if slide_layout.side_by_side(cell):

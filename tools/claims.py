@@ -35,7 +35,7 @@ POSTS = {
 @dataclass(frozen=True)
 class Claim:
     post: int        # 1, 2 or 3: the source post that states it
-    notebook: str    # "01".."13": the notebook whose cells check it
+    notebook: str    # "01", "02", ...: the notebook whose cells check it
     key: str         # what the checking cell's metadata "claims" list names
     text: str
 

@@ -274,8 +274,9 @@ def code_pieces(source, lines_per_piece, chars):
 
 
 def markdown_pieces(source, m=PROJECTOR):
-    """`source` cut at blank lines (outside code blocks, formulas and <details>) into pieces that
-    each fit a slide under a heading, or [source] where it fits already or cannot be cut."""
+    """`source` cut at blank lines (outside code blocks, formulas and <details>), and a list too tall
+    for a slide between its items, into pieces that each fit a slide under a heading, or [source]
+    where it fits already or cannot be cut."""
     budget = m.slide_height - 2 * m.text_line - 2 * m.cell_gap
     if markdown_height(source, m) <= budget:
         return [source]
@@ -292,12 +293,42 @@ def markdown_pieces(source, m=PROJECTOR):
         fence ^= ("<details" in stripped) ^ ("</details>" in stripped)
     if current:
         blocks.append("\n".join(current))
+    parts = [(item, i > 0) for block in blocks for i, item in enumerate(list_items(block, m, budget))]
     pieces = []
-    for block in blocks:
-        if pieces and markdown_height(pieces[-1] + "\n\n" + block, m) <= budget:
-            pieces[-1] += "\n\n" + block
+    for part, same_list in parts:
+        joined = pieces[-1] + ("\n" if same_list else "\n\n") + part if pieces else part
+        if pieces and markdown_height(joined, m) <= budget:
+            pieces[-1] = joined
         else:
-            pieces.append(block)
+            pieces.append(part)
+    return pieces
+
+
+def list_items(block, m, budget):
+    """A block too tall for a slide cut before each of its top-level list items (`- `, `* `, `1. `),
+    or [block] where it fits or is no list."""
+    if markdown_height(block, m) <= budget:
+        return [block]
+    items = []
+    for line in block.splitlines():
+        if re.match(r"(?:[-*]|\d+\.) ", line) or not items:
+            items.append(line)
+        else:
+            items[-1] += "\n" + line
+    return [piece for item in items for piece in sentences(item, m, budget)]
+
+
+def sentences(item, m, budget):
+    """A list item too tall for a slide cut at the ends of its sentences into items that fit, each
+    after the first marked as continued; [item] where it fits."""
+    if markdown_height(item, m) <= budget or not re.match(r"(?:[-*]|\d+\.) ", item):
+        return [item]
+    pieces = []
+    for sentence in re.split(r"(?<=[.;:])\s+(?=[A-Z(`*])", " ".join(item.split())):
+        if pieces and markdown_height(pieces[-1] + " " + sentence, m) <= budget:
+            pieces[-1] += " " + sentence
+        else:
+            pieces.append(sentence if not pieces else "- *(continued)* " + sentence)
     return pieces
 
 
