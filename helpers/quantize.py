@@ -72,7 +72,8 @@ def _absmax(W, bits, granularity):
     groups = W.detach().to(torch.promote_types(W.dtype, torch.float32)).reshape(rows, -1, k)
     absmax = groups.abs().amax(dim=-1)                                  # (rows, n_groups)
     # An all-zero group: any scale stores it as q = 0; 1 avoids 0 / 0 and dequantises to exact 0.
-    scale = torch.where(absmax > 0, absmax / qmax, torch.ones_like(absmax))
+    # A NaN or inf absmax keeps its scale (NaN, inf), so that what it multiplies shows it, not hides it.
+    scale = torch.where(absmax == 0, torch.ones_like(absmax), absmax / qmax)
     q = torch.round(groups / scale[..., None]).clamp(-qmax, qmax)      # to the nearest level
     return q.to(torch.int8 if bits <= 8 else torch.int16).reshape(W.shape), scale
 
@@ -99,6 +100,11 @@ def dequantize(q, scale):
         raise TypeError(f"q must hold integers (int8 or int16, from quantize), got dtype {q.dtype}")
     if not scale.is_floating_point():
         raise TypeError(f"scale must hold floating-point numbers, got dtype {scale.dtype}")
+    bad = ~((scale > 0) & torch.isfinite(scale))                      # 0, negative, NaN or inf
+    if bool(bad.any()):
+        raise ValueError(f"scale must be finite and > 0, as quantize makes it (absmax / levels, or 1 "
+                         f"for an all-zero group), got {float(scale[bad][0])} in {int(bad.sum())} of "
+                         f"its {scale.numel()} entries")
     rows, n_groups = scale.shape
     if rows not in (1, q.shape[0]) or n_groups < 1 or q.numel() % (rows * n_groups):
         raise ValueError(f"scale has shape {tuple(scale.shape)}, which fits no grouping of q "
@@ -149,6 +155,14 @@ def outlier_columns(x, threshold=6.0):
 
 def int8_matmul(a, b):
     """a (M, K) int8 @ b (K, N) int8 -> (M, N) int32, exact: PyTorch's int8 kernel, torch._int_mm."""
+    for name, t in (("a", a), ("b", b)):
+        validate.tensor(t, name)
+        validate.ndim(t, name, 2)
+        if t.dtype != torch.int8:
+            raise TypeError(f"{name} must hold int8 (quantize(..., 8)'s q), got dtype {t.dtype}: "
+                            "quantize a float tensor first")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"a (M, K) = {tuple(a.shape)} and b (K, N) = {tuple(b.shape)} differ in K")
     try:
         return torch._int_mm(a, b)
     except (RuntimeError, NotImplementedError):  # an older torch's CPU, or a GPU's size limits
@@ -157,6 +171,8 @@ def int8_matmul(a, b):
 
 def _int8_linear(x, Wq, W_scale):
     """x (tokens, d_in) float, Wq (d_out, d_in) int8, W_scale (d_out, 1) -> (tokens, d_out)."""
+    if x.shape[0] == 0:                                                 # no tokens: as nn.Linear
+        return x.new_zeros(0, Wq.shape[0])
     xq, x_scale = _absmax(x, 8, "row")                                  # per token: (tokens, 1)
     return int8_matmul(xq, Wq.T).to(x_scale.dtype).mul_(x_scale).mul_(W_scale.T)  # in place: one pass less
 
@@ -228,7 +244,8 @@ class Int8Linear(nn.Module):
 
     def forward(self, x):
         validate.model_input(x, self.in_features, "Int8Linear")
-        y = _int8_linear(x.reshape(-1, self.in_features), self.weight_q, self.weight_scale)
+        tokens = x.reshape(x.shape[:-1].numel(), self.in_features)     # 0 tokens too, unlike reshape(-1, ...)
+        y = _int8_linear(tokens, self.weight_q, self.weight_scale)
         y = y.reshape(*x.shape[:-1], self.out_features).to(x.dtype)
         return y if self.bias is None else y + self.bias
 

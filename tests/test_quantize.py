@@ -285,3 +285,42 @@ def test_leaves_the_global_rng_alone():
     Q.int8_copy(mlp)(x.float())
     Q.output_error(mlp, x.float(), 4)
     assert torch.equal(torch.random.get_rng_state(), state)
+
+
+def test_nan_and_inf_inputs_propagate_through_int8():
+    """A diverged activation stays visible: NaN in, NaN out (never a healthy-looking bias)."""
+    layer = Q.Int8Linear(nn.Linear(16, 8))
+    assert layer(torch.full((2, 16), math.nan)).isnan().all()
+    x = randn(3, 16, seed=4).float()
+    x[1, 2] = math.inf
+    y = layer(x)
+    assert not y[1].isfinite().any() and y[[0, 2]].isfinite().all()
+    assert Q.int8_copy(ffn(16, 32, seed=5))(torch.full((2, 16), math.nan)).isnan().all()
+
+
+def test_int8_matmul_refuses_floats_in_words(monkeypatch):
+    for a, b in ((randn(2, 3), randn(3, 2)), (torch.ones(2, 3, dtype=torch.int8), randn(3, 2))):
+        with pytest.raises(TypeError, match="must hold int8"):
+            Q.int8_matmul(a, b)
+    monkeypatch.setattr(torch, "_int_mm", lambda *args: (_ for _ in ()).throw(RuntimeError("no kernel")))
+    with pytest.raises(TypeError, match="a must hold int8"):           # the fallback never sees a float
+        Q.int8_matmul(randn(2, 3), randn(3, 2))
+    with pytest.raises(ValueError, match="differ in K"):
+        Q.int8_matmul(torch.ones(2, 3, dtype=torch.int8), torch.ones(4, 2, dtype=torch.int8))
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.5, math.nan, math.inf])
+def test_dequantize_refuses_scales_quantize_never_makes(bad):
+    scale = torch.tensor([[bad], [0.1]])
+    with pytest.raises(ValueError, match="scale must be finite and > 0"):
+        Q.dequantize(torch.ones(2, 4, dtype=torch.int8), scale)
+
+
+def test_zero_tokens_give_zero_rows_like_nn_linear():
+    full = nn.Linear(16, 8)
+    layer = Q.Int8Linear(full)
+    for shape in ((0, 16), (2, 0, 16), (0, 3, 16)):
+        x = torch.zeros(shape)
+        assert layer(x).shape == full(x).shape
+    assert Q.llm_int8_split(torch.zeros(0, 16), full.weight.detach()).shape == (0, 8)
+    assert Q.int8_copy(ffn(16, 32, seed=6))(torch.zeros(0, 16)).shape == (0, 16)
