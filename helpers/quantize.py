@@ -209,8 +209,8 @@ def smooth(x_absmax, W, alpha=0.5):
     activations into the weights; alpha = 0.5 splits it evenly (the paper's balance point for
     most of its models).
     x_absmax (d_in,): max |x| per feature over calibration tokens. AWQ (Lin et al. 2024) uses the
-    same equivalence for weight-only quantisation: it scales up the salient input channels
-    (about 1%, found by their activations' magnitude) before rounding W.
+    same equivalence for weight-only quantisation: every input channel's scale is s_x**alpha (s_x
+    its mean |x|), alpha grid-searched for the smallest output error after rounding W.
     """
     _float_matrix(x_absmax, "x_absmax", dims=1)
     _float_matrix(W, "W")
