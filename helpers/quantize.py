@@ -153,8 +153,25 @@ def outlier_columns(x, threshold=6.0):
     return (x.abs() >= threshold).any(dim=0)
 
 
+def _int_mm_exact(device):
+    """Whether torch._int_mm sums exactly here. Without VNNI (oneDNN's AVX2 or SSE4.1 code) it adds
+    pairs of products in int16, which saturates: sums of 127 * 127 come back wrong. Tried once per device."""
+    if device.type not in _EXACT:
+        a = torch.full((32, 64), 127, dtype=torch.int8, device=device)
+        try:
+            _EXACT[device.type] = bool((torch._int_mm(a, a.T.contiguous()) == 64 * 127 * 127).all())
+        except (RuntimeError, NotImplementedError):  # an older torch's CPU, or a GPU's size limits
+            _EXACT[device.type] = False
+    return _EXACT[device.type]
+
+
+_EXACT = {}
+_CHUNK = 1024   # 1024 products of at most 127 * 127 sum below 2**24: exact in float32
+
+
 def int8_matmul(a, b):
-    """a (M, K) int8 @ b (K, N) int8 -> (M, N) int32, exact: PyTorch's int8 kernel, torch._int_mm."""
+    """a (M, K) int8 @ b (K, N) int8 -> (M, N) int32, exact: PyTorch's int8 kernel, torch._int_mm,
+    where it sums exactly; elsewhere float32 matmuls over chunks of K, each exact, summed in int32."""
     for name, t in (("a", a), ("b", b)):
         validate.tensor(t, name)
         validate.ndim(t, name, 2)
@@ -163,10 +180,15 @@ def int8_matmul(a, b):
                             "quantize a float tensor first")
     if a.shape[1] != b.shape[0]:
         raise ValueError(f"a (M, K) = {tuple(a.shape)} and b (K, N) = {tuple(b.shape)} differ in K")
-    try:
-        return torch._int_mm(a, b)
-    except (RuntimeError, NotImplementedError):  # an older torch's CPU, or a GPU's size limits
-        return (a.double() @ b.double()).to(torch.int32)  # exact: each sum stays below 2**53
+    if _int_mm_exact(a.device):
+        try:
+            return torch._int_mm(a, b)
+        except (RuntimeError, NotImplementedError):  # sizes the kernel does not take (a GPU's limits)
+            pass
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.int32, device=a.device)
+    for k in range(0, a.shape[1], _CHUNK):
+        out += (a[:, k:k + _CHUNK].float() @ b[k:k + _CHUNK].float()).to(torch.int32)
+    return out
 
 
 def _int8_linear(x, Wq, W_scale):
