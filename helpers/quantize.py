@@ -72,7 +72,8 @@ def _absmax(W, bits, granularity):
     groups = W.detach().to(torch.promote_types(W.dtype, torch.float32)).reshape(rows, -1, k)
     absmax = groups.abs().amax(dim=-1)                                  # (rows, n_groups)
     # An all-zero group: any scale stores it as q = 0; 1 avoids 0 / 0 and dequantises to exact 0.
-    scale = torch.where(absmax > 0, absmax / qmax, torch.ones_like(absmax))
+    # A NaN or inf absmax keeps its scale (NaN, inf), so that what it multiplies shows it, not hides it.
+    scale = torch.where(absmax == 0, torch.ones_like(absmax), absmax / qmax)
     q = torch.round(groups / scale[..., None]).clamp(-qmax, qmax)      # to the nearest level
     return q.to(torch.int8 if bits <= 8 else torch.int16).reshape(W.shape), scale
 
@@ -99,6 +100,11 @@ def dequantize(q, scale):
         raise TypeError(f"q must hold integers (int8 or int16, from quantize), got dtype {q.dtype}")
     if not scale.is_floating_point():
         raise TypeError(f"scale must hold floating-point numbers, got dtype {scale.dtype}")
+    bad = ~((scale > 0) & torch.isfinite(scale))                      # 0, negative, NaN or inf
+    if bool(bad.any()):
+        raise ValueError(f"scale must be finite and > 0, as quantize makes it (absmax / levels, or 1 "
+                         f"for an all-zero group), got {float(scale[bad][0])} in {int(bad.sum())} of "
+                         f"its {scale.numel()} entries")
     rows, n_groups = scale.shape
     if rows not in (1, q.shape[0]) or n_groups < 1 or q.numel() % (rows * n_groups):
         raise ValueError(f"scale has shape {tuple(scale.shape)}, which fits no grouping of q "
@@ -147,16 +153,48 @@ def outlier_columns(x, threshold=6.0):
     return (x.abs() >= threshold).any(dim=0)
 
 
+def _int_mm_exact(device):
+    """Whether torch._int_mm sums exactly here. Without VNNI (oneDNN's AVX2 or SSE4.1 code) it adds
+    pairs of products in int16, which saturates: sums of 127 * 127 come back wrong. Tried once per device."""
+    if device.type not in _EXACT:
+        a = torch.full((32, 64), 127, dtype=torch.int8, device=device)
+        try:
+            _EXACT[device.type] = bool((torch._int_mm(a, a.T.contiguous()) == 64 * 127 * 127).all())
+        except (RuntimeError, NotImplementedError):  # an older torch's CPU, or a GPU's size limits
+            _EXACT[device.type] = False
+    return _EXACT[device.type]
+
+
+_EXACT = {}
+_CHUNK = 1024   # 1024 products of at most 127 * 127 sum below 2**24: exact in float32
+
+
 def int8_matmul(a, b):
-    """a (M, K) int8 @ b (K, N) int8 -> (M, N) int32, exact: PyTorch's int8 kernel, torch._int_mm."""
-    try:
-        return torch._int_mm(a, b)
-    except (RuntimeError, NotImplementedError):  # an older torch's CPU, or a GPU's size limits
-        return (a.double() @ b.double()).to(torch.int32)  # exact: each sum stays below 2**53
+    """a (M, K) int8 @ b (K, N) int8 -> (M, N) int32, exact: PyTorch's int8 kernel, torch._int_mm,
+    where it sums exactly; elsewhere float32 matmuls over chunks of K, each exact, summed in int32."""
+    for name, t in (("a", a), ("b", b)):
+        validate.tensor(t, name)
+        validate.ndim(t, name, 2)
+        if t.dtype != torch.int8:
+            raise TypeError(f"{name} must hold int8 (quantize(..., 8)'s q), got dtype {t.dtype}: "
+                            "quantize a float tensor first")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"a (M, K) = {tuple(a.shape)} and b (K, N) = {tuple(b.shape)} differ in K")
+    if _int_mm_exact(a.device):
+        try:
+            return torch._int_mm(a, b)
+        except (RuntimeError, NotImplementedError):  # sizes the kernel does not take (a GPU's limits)
+            pass
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.int32, device=a.device)
+    for k in range(0, a.shape[1], _CHUNK):
+        out += (a[:, k:k + _CHUNK].float() @ b[k:k + _CHUNK].float()).to(torch.int32)
+    return out
 
 
 def _int8_linear(x, Wq, W_scale):
     """x (tokens, d_in) float, Wq (d_out, d_in) int8, W_scale (d_out, 1) -> (tokens, d_out)."""
+    if x.shape[0] == 0:                                                 # no tokens: as nn.Linear
+        return x.new_zeros(0, Wq.shape[0])
     xq, x_scale = _absmax(x, 8, "row")                                  # per token: (tokens, 1)
     return int8_matmul(xq, Wq.T).to(x_scale.dtype).mul_(x_scale).mul_(W_scale.T)  # in place: one pass less
 
@@ -193,8 +231,8 @@ def smooth(x_absmax, W, alpha=0.5):
     activations into the weights; alpha = 0.5 splits it evenly (the paper's balance point for
     most of its models).
     x_absmax (d_in,): max |x| per feature over calibration tokens. AWQ (Lin et al. 2024) uses the
-    same equivalence for weight-only quantisation: it scales up the salient input channels
-    (about 1%, found by their activations' magnitude) before rounding W.
+    same equivalence for weight-only quantisation: every input channel's scale is s_x**alpha (s_x
+    its mean |x|), alpha grid-searched for the smallest output error after rounding W.
     """
     _float_matrix(x_absmax, "x_absmax", dims=1)
     _float_matrix(W, "W")
@@ -228,7 +266,8 @@ class Int8Linear(nn.Module):
 
     def forward(self, x):
         validate.model_input(x, self.in_features, "Int8Linear")
-        y = _int8_linear(x.reshape(-1, self.in_features), self.weight_q, self.weight_scale)
+        tokens = x.reshape(x.shape[:-1].numel(), self.in_features)     # 0 tokens too, unlike reshape(-1, ...)
+        y = _int8_linear(tokens, self.weight_q, self.weight_scale)
         y = y.reshape(*x.shape[:-1], self.out_features).to(x.dtype)
         return y if self.bias is None else y + self.bias
 

@@ -1,7 +1,7 @@
-"""Check that numpy and OpenBLAS take the code paths this process's environment asks for,
+"""Check that numpy, OpenBLAS and oneDNN take the code paths this process's environment asks for,
 then (after `--`) run pytest with the arguments given. tests/test_portability.py runs it.
 
-    python tests/cpu_paths.py --off X86_V3,X86_V4 --openblas Sandybridge -- -q --nbval ...
+    python tests/cpu_paths.py --off X86_V3,X86_V4 --openblas Sandybridge --onednn SSE41 -- -q --nbval ...
     python tests/cpu_paths.py --laptop-env    # NAME=value words that make this process an AVX2 laptop
 
 NPY_DISABLE_CPU_FEATURES and OPENBLAS_CORETYPE change nothing where a library ignores them (a
@@ -9,17 +9,25 @@ name numpy does not dispatch, a BLAS that is not OpenBLAS), and then a portabili
 test this machine's own paths once more. So each feature in --off must be off in numpy's
 `__cpu_features__` and chosen by none of its dispatched functions, and every OpenBLAS loaded
 (numpy's and scipy's own copies) must report the --openblas core, as threadpoolctl reads it.
+torch's int8 matmul (torch._int_mm) runs through oneDNN, which ATEN_CPU_CAPABILITY does not
+restrict: ONEDNN_MAX_CPU_ISA does, and --onednn checks that oneDNN reports that instruction set
+(without VNNI, "DL Boost", or AMX, an AVX2 laptop's int8 matmul is several times slower).
 Exit status 3 and one line per problem if not; without threadpoolctl the OpenBLAS side is
 reported as not checked.
 """
 
 import argparse
+import os
 import platform
+import re
+import subprocess
 import sys
 
 AVX512 = ("AVX512", "X86_V4")  # numpy 1.x: AVX512F, AVX512_SKX, ...; 2.x: X86_V4, AVX512_ICL, ...
 AVX2 = (*AVX512, "AVX2", "FMA3", "X86_V3")
 X86 = platform.machine().lower() in {"x86_64", "amd64"}
+# ONEDNN_MAX_CPU_ISA's value -> how oneDNN's verbose line names that instruction set, exactly
+ONEDNN_ISA = {"AVX2": "Intel AVX2", "SSE41": "Intel SSE4.1"}
 
 
 def numpy_features():
@@ -45,7 +53,7 @@ def laptop_env():
     _, features = numpy_features()
     if not X86 or not features.get("AVX2"):
         return ""
-    words = ["ATEN_CPU_CAPABILITY=avx2", "OPENBLAS_CORETYPE=Haswell"]
+    words = ["ATEN_CPU_CAPABILITY=avx2", "ONEDNN_MAX_CPU_ISA=AVX2", "OPENBLAS_CORETYPE=Haswell"]
     if off := numpy_off(*AVX512):
         words.append("NPY_DISABLE_CPU_FEATURES=" + ",".join(off))
     return " ".join(words)
@@ -78,9 +86,26 @@ def openblas_cores():
             if info["internal_api"] == "openblas"}
 
 
-def check(off, openblas):
+def onednn_isa(env=None):
+    """The instruction set oneDNN runs torch._int_mm with, in a fresh process under env (its own line)."""
+    probe = ("import torch; a = torch.ones(32, 64, dtype=torch.int8); "
+             "torch._int_mm(a, torch.ones(64, 32, dtype=torch.int8))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env=dict(env if env is not None else os.environ, ONEDNN_VERBOSE="1"))
+    found = re.search(r"^onednn_verbose,.*,cpu,isa:(.*)$", done.stdout + done.stderr, re.M)
+    return found.group(1).strip() if found else None
+
+
+def check(off, openblas, onednn=""):
     """(problems, notes): what takes another path than asked, and what could not be checked."""
     problems, notes = numpy_problems(off), []
+    if onednn:
+        isa = onednn_isa()
+        if isa is None:
+            notes.append(f"oneDNN's instruction set ({onednn} asked) is not checked: it reported none")
+        elif isa != ONEDNN_ISA[onednn]:
+            problems.append(f"oneDNN runs torch._int_mm with {isa}, not {ONEDNN_ISA[onednn]} "
+                            f"(ONEDNN_MAX_CPU_ISA={os.environ.get('ONEDNN_MAX_CPU_ISA')})")
     if openblas:
         cores = openblas_cores()
         if cores is None:
@@ -102,12 +127,14 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--off", default="", help="numpy features that must be off, comma-separated")
     parser.add_argument("--openblas", default="", help="the core every OpenBLAS must run")
+    parser.add_argument("--onednn", default="", choices=["", *ONEDNN_ISA],
+                        help="the instruction set oneDNN must run torch._int_mm with")
     parser.add_argument("--laptop-env", action="store_true", help="print the AVX2 laptop's variables, then exit")
     args = parser.parse_args(argv)
     if args.laptop_env:
         print(laptop_env())
         return 0
-    problems, notes = check([f for f in args.off.split(",") if f], args.openblas)
+    problems, notes = check([f for f in args.off.split(",") if f], args.openblas, args.onednn)
     for line in problems:
         print(f"wrong path: {line}")
     for line in notes:

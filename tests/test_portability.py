@@ -25,17 +25,18 @@ import sys
 import nbformat
 import pytest
 import torch
-from cpu_paths import AVX2, AVX512, X86, check, numpy_off
+from cpu_paths import AVX2, AVX512, ONEDNN_ISA, X86, check, numpy_off, onednn_isa
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
 from course_paths import ROOT, notebook_paths
 
-# profile: (environment variables, the families of numpy features turned off, the OpenBLAS core)
+# profile: (environment variables, the families of numpy features turned off, the OpenBLAS core);
+# ONEDNN_MAX_CPU_ISA limits the oneDNN kernels (torch._int_mm) that ATEN_CPU_CAPABILITY does not reach
 PROFILES = {
-    "AVX2 laptop": ({"ATEN_CPU_CAPABILITY": "avx2"}, AVX512, "Haswell"),
-    "older CPU, one thread": ({"ATEN_CPU_CAPABILITY": "default", "OMP_NUM_THREADS": "1",
-                               "MKL_NUM_THREADS": "1"}, AVX2, "Sandybridge"),
+    "AVX2 laptop": ({"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}, AVX512, "Haswell"),
+    "older CPU, one thread": ({"ATEN_CPU_CAPABILITY": "default", "ONEDNN_MAX_CPU_ISA": "SSE41",
+                               "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}, AVX2, "Sandybridge"),
 }
 # the same, with the features this interpreter's numpy dispatches
 CONDITIONS = {name: (variables, numpy_off(*families), core) for name, (variables, families, core) in PROFILES.items()}
@@ -58,8 +59,8 @@ def environment(condition):
 
 
 def paths_args(condition):
-    _, off, openblas = CONDITIONS[condition]
-    return ["--off", ",".join(off), "--openblas", openblas]
+    variables, off, openblas = CONDITIONS[condition]
+    return ["--off", ",".join(off), "--openblas", openblas, "--onednn", variables["ONEDNN_MAX_CPU_ISA"]]
 
 
 def profile(condition):
@@ -78,7 +79,8 @@ def profile(condition):
         off = subprocess.run([str(python), "-c", probe], env=clean, capture_output=True, text=True,
                              check=True).stdout.strip()
         env = profile_variables(condition, [f for f in off.split(",") if f])
-        return env, [str(python), str(ROOT / "tests" / "cpu_paths.py"), "--off", off, "--openblas", openblas, "--"]
+        return env, [str(python), str(ROOT / "tests" / "cpu_paths.py"), "--off", off, "--openblas", openblas,
+                     "--onednn", variables["ONEDNN_MAX_CPU_ISA"], "--"]
     return for_python
 
 
@@ -89,7 +91,7 @@ def skip_reason(condition):
         return f"{platform.machine()} is not an x86 CPU: these profiles are x86 vector units"
     if "OMP_NUM_THREADS" in variables or variables["ATEN_CPU_CAPABILITY"].upper() != TORCH_CAPABILITY:
         return None  # torch takes other kernels, or another thread count, than here
-    problems, notes = check(off, openblas)  # this process: this machine's own paths
+    problems, notes = check(off, openblas, variables["ONEDNN_MAX_CPU_ISA"])  # this process: this machine's own paths
     if not problems and not notes:
         return f"this machine is an {condition} already: the main nbval run is it"
     return None
@@ -173,3 +175,13 @@ def test_the_laptop_env_make_test_runs_under_is_the_avx2_laptop():
     assert done.returncode == 0, done.stderr[-2000:]
     capability, reason = done.stdout.splitlines()[:2]
     assert capability == "AVX2" and "already" in reason, done.stdout
+
+
+@pytest.mark.parametrize("condition", list(CONDITIONS))
+def test_each_profile_limits_onednn_as_a_laptop_without_vnni_runs(condition):
+    """torch._int_mm (notebook 14's int8 kernel) runs through oneDNN, which ATEN_CPU_CAPABILITY leaves at
+    this CPU's best (VNNI, AMX): each profile names an ONEDNN_MAX_CPU_ISA, and oneDNN takes it."""
+    if not X86:
+        pytest.skip(f"{platform.machine()} is not an x86 CPU: ONEDNN_MAX_CPU_ISA names x86 instruction sets")
+    wanted = CONDITIONS[condition][0]["ONEDNN_MAX_CPU_ISA"]
+    assert onednn_isa(environment(condition)) == ONEDNN_ISA[wanted]

@@ -1,6 +1,10 @@
 """helpers.quantize: absmax quantisation against torch's own quantizer and direct computation."""
 
 import math
+import os
+import platform
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -285,3 +289,67 @@ def test_leaves_the_global_rng_alone():
     Q.int8_copy(mlp)(x.float())
     Q.output_error(mlp, x.float(), 4)
     assert torch.equal(torch.random.get_rng_state(), state)
+
+
+def test_nan_and_inf_inputs_propagate_through_int8():
+    """A diverged activation stays visible: NaN in, NaN out (never a healthy-looking bias)."""
+    layer = Q.Int8Linear(nn.Linear(16, 8))
+    assert layer(torch.full((2, 16), math.nan)).isnan().all()
+    x = randn(3, 16, seed=4).float()
+    x[1, 2] = math.inf
+    y = layer(x)
+    assert not y[1].isfinite().any() and y[[0, 2]].isfinite().all()
+    assert Q.int8_copy(ffn(16, 32, seed=5))(torch.full((2, 16), math.nan)).isnan().all()
+
+
+def test_int8_matmul_refuses_floats_in_words(monkeypatch):
+    for a, b in ((randn(2, 3), randn(3, 2)), (torch.ones(2, 3, dtype=torch.int8), randn(3, 2))):
+        with pytest.raises(TypeError, match="must hold int8"):
+            Q.int8_matmul(a, b)
+    monkeypatch.setattr(torch, "_int_mm", lambda *args: (_ for _ in ()).throw(RuntimeError("no kernel")))
+    with pytest.raises(TypeError, match="a must hold int8"):           # the fallback never sees a float
+        Q.int8_matmul(randn(2, 3), randn(3, 2))
+    with pytest.raises(ValueError, match="differ in K"):
+        Q.int8_matmul(torch.ones(2, 3, dtype=torch.int8), torch.ones(4, 2, dtype=torch.int8))
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.5, math.nan, math.inf])
+def test_dequantize_refuses_scales_quantize_never_makes(bad):
+    scale = torch.tensor([[bad], [0.1]])
+    with pytest.raises(ValueError, match="scale must be finite and > 0"):
+        Q.dequantize(torch.ones(2, 4, dtype=torch.int8), scale)
+
+
+def test_zero_tokens_give_zero_rows_like_nn_linear():
+    full = nn.Linear(16, 8)
+    layer = Q.Int8Linear(full)
+    for shape in ((0, 16), (2, 0, 16), (0, 3, 16)):
+        x = torch.zeros(shape)
+        assert layer(x).shape == full(x).shape
+    assert Q.llm_int8_split(torch.zeros(0, 16), full.weight.detach()).shape == (0, 8)
+    assert Q.int8_copy(ffn(16, 32, seed=6))(torch.zeros(0, 16)).shape == (0, 16)
+
+
+def test_int8_matmul_stays_exact_where_the_kernel_saturates(monkeypatch):
+    """Without VNNI, oneDNN's int8 kernel sums pairs of products in int16 and saturates; int8_matmul
+    notices once (its probe) and computes exactly another way."""
+    def saturating(a, b):
+        return (a.long() @ b.long()).clamp(-2**15, 2**15 - 1).int()
+
+    monkeypatch.setattr(torch, "_int_mm", saturating)
+    monkeypatch.setattr(Q, "_EXACT", {})
+    g = torch.Generator().manual_seed(11)
+    a = torch.randint(-127, 128, (5, 3000), generator=g, dtype=torch.int8)
+    b = torch.randint(-127, 128, (3000, 7), generator=g, dtype=torch.int8)
+    assert torch.equal(Q.int8_matmul(a, b).long(), a.long() @ b.long()) and Q._EXACT == {"cpu": False}
+
+
+@pytest.mark.skipif(platform.machine().lower() not in {"x86_64", "amd64"}, reason="ONEDNN_MAX_CPU_ISA names x86 sets")
+def test_int8_matmul_is_exact_on_an_avx2_laptop():
+    """Run as a CPU without VNNI (oneDNN limited to AVX2), where torch._int_mm's sums saturate."""
+    probe = ("import torch; from helpers import quantize as Q; "
+             "a = torch.full((4, 3000), 127, dtype=torch.int8); b = torch.full((3000, 4), -127, dtype=torch.int8); "
+             "print(bool((Q.int8_matmul(a, b) == -3000 * 127 * 127).all()), Q._EXACT['cpu'])")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "ONEDNN_MAX_CPU_ISA": "AVX2"})
+    assert done.stdout.split()[:1] == ["True"], done.stdout + done.stderr[-2000:]

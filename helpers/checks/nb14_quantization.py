@@ -13,10 +13,17 @@ was given is named.
 
 import torch
 
-from helpers import quantize as reference
+from helpers.checks.compare import arrays
 from helpers.checks.core import explained_calls
+from helpers.checks.guesses import NamedPrediction
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import say
+from helpers.quantize import dequantize as _dequantize
+from helpers.quantize import levels as _levels
+from helpers.quantize import quantize as _quantize
+
+# The reference functions, bound when this module loads: a learner who rebinds helpers.quantize.quantize
+# to their own function changes neither the reference nor the answers the mistake rows compute.
 
 EX1 = "Exercise 1 (absmax quantisation)"
 
@@ -75,6 +82,12 @@ def _compare_q(got, expected):
     if q.is_floating_point() or q.is_complex():
         return say("stores q as {dtype}; q holds integers (torch.int8 up to 8 bits, torch.int16 above)",
                    dtype=str(q.dtype).replace("torch.", ""))
+    if q.dtype != eq.dtype and eq.dtype == torch.int8:
+        return say("stores q as {dtype}: up to 8 bits a weight fits torch.int8, one byte, which is the point of "
+                   "quantising (a wider integer stores as many bytes as the float it replaced)",
+                   dtype=str(q.dtype).replace("torch.", ""))
+    if q.dtype != eq.dtype:
+        return say("stores q as {dtype}; above 8 bits q is torch.int16", dtype=str(q.dtype).replace("torch.", ""))
     if not torch.equal(q.long(), eq.long()):
         n = int((q.long() != eq.long()).sum())
         return say("gives q that differs from the nearest level in {n} of {size} entries", n=n, size=q.numel())
@@ -83,16 +96,16 @@ def _compare_q(got, expected):
 
 def _truncated(W, bits, k):
     """No rounding: the cast to an integer cuts the fraction off (towards zero)."""
-    q, scale = reference.quantize(W, bits, k)
-    exact = reference.dequantize(q, scale)   # only for the shape of the groups
+    q, scale = _quantize(W, bits, k)
+    exact = _dequantize(q, scale)   # only for the shape of the groups
     groups = W.to(scale.dtype).reshape(scale.shape[0], scale.shape[1], -1) / scale[..., None]
     return groups.reshape(exact.shape).to(q.dtype), scale
 
 
 def _asymmetric(W, bits, k):
     """The range -2**(bits-1) .. 2**(bits-1) - 1 with scale = absmax / 2**(bits-1)."""
-    q, scale = reference.quantize(W, bits, k)
-    qmax = reference.levels(bits)
+    q, scale = _quantize(W, bits, k)
+    qmax = _levels(bits)
     wide = scale * qmax / (qmax + 1)
     groups = W.to(scale.dtype).reshape(scale.shape[0], scale.shape[1], -1) / wide[..., None]
     return groups.round().clamp(-qmax - 1, qmax).reshape(q.shape).to(q.dtype), wide
@@ -107,7 +120,7 @@ def _per_column(got, W, bits, k):
 
 def _wrapped_int8(W, bits, k):
     """More than 8 bits stored in int8: 127 + 1 wraps to -128."""
-    q, scale = reference.quantize(W, bits, k)
+    q, scale = _quantize(W, bits, k)
     return q.to(torch.int8), scale
 
 
@@ -117,13 +130,48 @@ def _nan_scale(got, *case):
         (~torch.isfinite(scale)).any() or (scale == 0).any())
 
 
+def _zero_group_not_one(got, W, bits, k):
+    """An all-zero group got a tiny scale (absmax clamped to an epsilon), not 1."""
+    _, expected = _quantize(W, bits, k)
+    scale = got[1] if isinstance(got, (tuple, list)) and len(got) == 2 else None
+    if not isinstance(scale, torch.Tensor) or scale.shape != expected.shape:
+        return False
+    ones = expected == 1
+    zero_groups = ones & (_quantize(W, bits, k)[0].reshape(*expected.shape, -1) == 0).all(dim=-1)
+    return bool(zero_groups.any()) and not torch.allclose(scale.double()[zero_groups], expected.double()[zero_groups])
+
+
+def _divided_by(divisor):
+    """scale = absmax / divisor(bits), the levels still clamped to +-(2**(bits-1) - 1)."""
+    def answer(W, bits, k):
+        q, scale = _quantize(W, bits, k)
+        qmax = _levels(bits)
+        wrong_scale = scale * qmax / divisor(bits)
+        groups = W.to(scale.dtype).reshape(scale.shape[0], scale.shape[1], -1) / wrong_scale[..., None]
+        return groups.round().clamp(-qmax, qmax).reshape(q.shape).to(q.dtype), wrong_scale
+    return answer
+
+
+def _strided_groups(W, bits, k):
+    """Groups of every n_groups-th column (reshape to (rows, k, n_groups)), not k neighbours."""
+    q, scale = _quantize(W, bits, k)
+    if not isinstance(k, int) or k == W.shape[1]:
+        raise ValueError("not a grouping")
+    qmax = _levels(bits)
+    strided = W.reshape(W.shape[0], k, -1).transpose(1, 2)               # (rows, n_groups, k), strided
+    absmax = strided.abs().amax(dim=-1)
+    wrong_scale = torch.where(absmax == 0, torch.ones_like(absmax), absmax / qmax)
+    wrong_q = torch.round(strided / wrong_scale[..., None]).clamp(-qmax, qmax).transpose(1, 2)
+    return wrong_q.reshape(W.shape).to(q.dtype), wrong_scale
+
+
 _IN_PLACE = Mistake("your function changed the tensor it was given, in place (W /= scale, or q.mul_?). The "
                     "caller still needs W as it was (to measure the error, for one): work on a new tensor.",
                     when=lambda got, *case: isinstance(got, _ChangedInPlace))
 
 _QUANTIZE = Check(
     EX1,
-    reference=reference.quantize,
+    reference=_quantize,
     cases=_cases(),
     compare=_compare_q,
     mistakes=[
@@ -139,11 +187,26 @@ _QUANTIZE = Check(
                 when=lambda got, W, bits, k: isinstance(got, (tuple, list)) and len(got) == 2
                 and isinstance(got[0], torch.Tensor) and got[0].is_floating_point()
                 and not torch.equal(got[0], got[0].round())),
-        Mistake("you used the asymmetric range -2**(bits-1) .. 2**(bits-1) - 1 (-128..127 at 8 bits) with "
-                "scale absmax / 2**(bits-1): the largest weight of each group then rounds to 128 and is "
-                "clamped, and -q of a stored -128 does not exist. Use the symmetric levels "
+        Mistake("an all-zero group got a tiny scale (an epsilon), not 1: it stores q = 0 either way, but the "
+                "exercise asks for scale 1, which dequantises to exact 0 and keeps every scale a sane number.",
+                when=_zero_group_not_one),
+        Mistake("you used the range -2**(bits-1) .. 2**(bits-1) - 1 (-128..127 at 8 bits) with scale "
+                "absmax / 2**(bits-1): the largest weight of each group then rounds to 128 and is clamped, and "
+                "-q of a stored -128 does not exist. An asymmetric range is a format of its own, with a zero "
+                "point stored per group (section 3); this exercise asks for absmax's symmetric levels "
                 "+-(2**(bits-1) - 1): scale = absmax / 127 at 8 bits.",
                 answer=_asymmetric),
+        Mistake("your scale is absmax / 2**(bits-1) (128 at 8 bits, 8 at 4 bits), one more than the top level: "
+                "the largest weight then lands on 2**(bits-1) - 1 only after rounding, and every step is a "
+                "little too small. Divide by the top level, 2**(bits-1) - 1.",
+                answer=_divided_by(lambda bits: 2 ** (bits - 1))),
+        Mistake("your scale is absmax / (2**bits - 1), as if every one of the 2**bits codes lay between 0 and "
+                "absmax: that is the count of an unsigned range, the zero-point format's. Absmax's levels run "
+                "from -(2**(bits-1) - 1) to 2**(bits-1) - 1, so the top level is 2**(bits-1) - 1.",
+                answer=_divided_by(lambda bits: 2 ** bits - 1)),
+        Mistake("your groups are not k neighbouring columns: reshaping a row to (k, n_groups) puts every "
+                "n_groups-th column into one group. Reshape to (rows, n_groups, k), so that group g holds "
+                "columns g*k .. g*k + k - 1.", answer=_strided_groups),
         Mistake("your scale has one entry per input column: you took the absmax over the output rows "
                 "(dim 0). nn.Linear stores W as (d_out, d_in); one scale per output row is the absmax over "
                 "dim 1, that row's d_in weights.", when=_per_column),
@@ -158,7 +221,7 @@ _QUANTIZE = Check(
 
 
 def _pairs():
-    return [reference.quantize(W, bits, k) for W, bits, k in _cases()]
+    return [_quantize(W, bits, k) for W, bits, k in _cases()]
 
 
 def _forgot_scale(q, scale):
@@ -172,10 +235,24 @@ def _tiled(q, scale):
     return q.to(scale.dtype) * full
 
 
+_VALUES = arrays()
+
+
+def _compare_dequantized(got, expected):
+    """Values as arrays() compares them, and the dtype the spec names: the scale's."""
+    if isinstance(got, _ChangedInPlace):
+        return say("changed the q or scale it was given")
+    if isinstance(got, torch.Tensor) and isinstance(expected, torch.Tensor) and got.dtype != expected.dtype:
+        return say("returns {dtype}; expected {expected}, the scale's dtype",
+                   dtype=str(got.dtype).replace("torch.", ""), expected=str(expected.dtype).replace("torch.", ""))
+    return _VALUES(got, expected)
+
+
 _DEQUANTIZE = Check(
     EX1,
-    reference=reference.dequantize,
+    reference=_dequantize,
     cases=_pairs(),
+    compare=_compare_dequantized,
     mistakes=[
         _IN_PLACE,
         Mistake("you returned q itself as floats: dequantizing multiplies each integer by its group's "
@@ -186,6 +263,13 @@ _DEQUANTIZE = Check(
                 "to (rows, n_groups, k) and multiply by scale[..., None].", answer=_tiled),
         Mistake("your answer holds integers: q * scale is a float tensor, in the scale's dtype.",
                 when=lambda got, q, scale: isinstance(got, torch.Tensor) and not got.is_floating_point()),
+        Mistake("you divided q by the scale: quantize divided W by it, so dequantize multiplies.",
+                answer=lambda q, scale: _dequantize(q, 1 / scale)),
+        Mistake("{call} returns float32 where the scale is float64: the answer has the scale's dtype (did you "
+                "call .float() on q, or on the product?). float32 would throw away the precision the caller asked "
+                "for with float64 scales.",
+                when=lambda got, q, scale: isinstance(got, torch.Tensor) and got.dtype == torch.float32
+                and scale.dtype == torch.float64),
     ],
     success="q times its group's scale, for every grouping tried.",
     name="dequantize",
@@ -214,11 +298,41 @@ check_worse_guess = Prediction(
 )
 
 
-check_share_guess = Prediction(
+def _near(target, rel=0.1):
+    """when(guess, actual): the guess lies within rel of target(actual)."""
+    return lambda guess, actual: abs(guess - target(actual)) <= rel * abs(target(actual))
+
+
+check_share_guess = NamedPrediction(
     "Exercise 3 (int8's share of the bytes)",
     why="A weight takes 1 byte instead of 4, so the weights shrink to a quarter; the biases stay float32 "
         "and each output row adds one float32 scale, 3,840 of each against 4.7 million weights: a little "
         "over 0.25.",
     rel=0.02,
     variable="my_share_guess",
+    fmt="{:.3g}",
+    mistakes=[
+        Mistake("That is a percent: the question asks for a share as a fraction, 0.5 for a half.",
+                when=_near(lambda actual: 100 * actual)),
+        Mistake("That is float32's bytes over int8's, the inverse: the question asks what share of float32's "
+                "bytes the int8 copy takes, a number below 1.", when=_near(lambda actual: 1 / actual)),
+        Mistake("0.5 is int8 against 16-bit floats (2 bytes a weight); this MLP is float32, 4 bytes a weight.",
+                when=_near(lambda actual: 0.5, rel=0.05)),
+        Mistake("0.125 is int4's share of float32 (half a byte against 4); the copy stores int8, 1 byte a weight.",
+                when=_near(lambda actual: 0.125, rel=0.1)),
+        Mistake("0.75 is what int8 saves, not what it keeps: the question asks for the share it takes.",
+                when=_near(lambda actual: 0.75, rel=0.05)),
+        Mistake("That overestimates the biases and scales: they are 3,840 float32 numbers each, against 4.7 "
+                "million weights, and add about a thousandth to the quarter.",
+                when=lambda guess, actual: 1.02 * actual < guess < 0.45),
+        Mistake("No share can be below a quarter here: each weight still takes 1 of float32's 4 bytes, and the "
+                "biases and scales add a little on top.",
+                when=lambda guess, actual: 0 < guess < 0.98 * actual and abs(guess - 0.125) > 0.0125),
+        Mistake("int8 stores the weights in 1 byte instead of 4: the copy is much smaller than the float32 MLP, "
+                "not about the same size.", when=lambda guess, actual: 0.8 <= guess <= 1.2),
+        Mistake("A share above 1 would make the int8 copy larger than the float32 MLP; it stores each weight "
+                "in 1 byte of float32's 4.", when=lambda guess, actual: guess > 1.2),
+        Mistake("A share of 0 or less cannot be: the int8 copy still stores every weight, in 1 byte.",
+                when=lambda guess, actual: guess <= 0),
+    ],
 )
