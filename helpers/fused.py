@@ -166,3 +166,23 @@ def _triton_kernel():
 
         _KERNEL.append(silu_mul_kernel)
     return _KERNEL[0]
+
+
+class SiluMul(torch.autograd.Function):
+    """silu(gate) * up, keeping only gate and up for backward and recomputing silu(gate) there.
+
+    The course's own version of the idea of Liger-Kernel's LigerSiLUMulFunction (whose Triton
+    backward also writes the gradients into gate's and up's buffers; this one leaves them alone).
+    """
+
+    @staticmethod
+    def forward(ctx, gate, up):
+        ctx.save_for_backward(gate, up)
+        return torch.nn.functional.silu(gate) * up
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        gate, up = ctx.saved_tensors
+        sig = torch.sigmoid(gate)              # recomputed: nothing of size T x d_ff was kept for it
+        silu = gate * sig
+        return grad_out * up * (sig + silu * (1 - sig)), grad_out * silu
