@@ -146,7 +146,7 @@ def _is_input(t, gate, up):
 
 def _judge_silu_mul(cls):
     if cls is None:
-        return not_attempted(EX3)
+        return not_attempted(exercise=EX3)
     if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
         return wrong(EX3, say("SiluMul is {got}; it should be a class deriving from torch.autograd.Function, "
                               "with static methods forward(ctx, gate, up) and backward(ctx, grad_out).",
@@ -175,8 +175,8 @@ def _judge_silu_mul(cls):
                               "so that autograd records your backward."))
     computed = [t for t in result["saved"] + result["ctx"] if not _is_input(t, gate, up)]
     if computed:
-        where = "kept as an attribute of ctx" if any(t is c for c in result["ctx"] for t in computed) \
-            else "saved with save_for_backward"
+        on_ctx = any(t is c for c in result["ctx"] for t in computed)
+        where = say("kept as an attribute of ctx") if on_ctx else say("saved with save_for_backward")
         return wrong(EX3, say("your forward keeps {n} tensor(s) it computed ({where}, shape {shape}): each is T "
                               "x d_ff numbers (silu(gate), sigmoid(gate) or a copy) held in memory until "
                               "backward, exactly what this function exists to avoid. Save only gate and up, and recompute the sigmoid in "
