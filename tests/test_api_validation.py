@@ -29,6 +29,7 @@ from helpers import (
     device,
     facts,
     ffn,
+    fused,
     gated,
     gpt2,
     gptq,
@@ -579,6 +580,14 @@ CASES = [
     ("sparsity.sparsity", "a string", lambda: sparsity.sparsity("h"), TypeError, r"h must be a torch tensor, got str"),
     ("sparsity.teal", "no MLP", lambda: sparsity.teal(torch.ones(2, 8), None, 0.5), TypeError,
      r"mlp must be an FFN \(c_fc, c_proj\) or a GatedMLP"),
+    ("fused.weight_bytes", "unknown kind", lambda: fused.weight_bytes(768, 3072, 4, "relu"), ValueError,
+     r"unknown kind 'relu'; choose one of \['gated', 'gelu'\]"),
+    ("fused.between_bytes", "no tokens", lambda: fused.between_bytes(0, 3072, 4), ValueError,
+     r"n_tokens must be a positive integer, got 0"),
+    ("fused.kernels", "no function", lambda: fused.kernels(None), TypeError, r"fn must be a function, got NoneType"),
+    ("fused.saved_bytes", "a string", lambda: fused.saved_bytes("x"), TypeError, r"fn must be a function, got str"),
+    ("fused.swiglu_triton", "CPU tensors", lambda: fused.swiglu_triton(torch.ones(2), torch.ones(2)), ValueError,
+     r"gate and up must be CUDA tensors of one shape"),
 ]
 if CUDA_MISSING:
     CASES += [
@@ -606,6 +615,9 @@ NOT_HERE = {
     "tensor_parallel.run": "notebook 10's module: tests/test_tensor_parallel.py",
     "tensor_parallel.run_parallelized": "notebook 10's module: tests/test_tensor_parallel.py",
     "tensor_parallel.worker_forward": "notebook 10's module: tests/test_tensor_parallel.py",
+    "fused.compile_problem": "says why torch.compile cannot run (a missing compiler simulated in tests/test_fused.py)",
+    "fused.SiluMul": "an autograd.Function: tests/test_fused.py runs gradcheck on it",
+    "device.cpu_threads": "the thread count helpers.timing's threads= sets; a bad count is torch.set_num_threads's error",
 }
 
 

@@ -281,7 +281,36 @@ def _edits_W_and_returns_it(memit_update):
     return learner
 
 
+def _function_scaling_input(index, scale):
+    """An autograd.Function that scales its input `index` in place in forward, then runs Function's forward."""
+    def make(function):
+        class Scaling(function):
+            @staticmethod
+            def forward(ctx, *args):
+                with torch.no_grad():
+                    args[index].mul_(scale)
+                return function.forward(ctx, *args)
+        return Scaling
+    return make
+
+
+def _backward_into_inputs(function):
+    """Liger's trick on the caller's tensors: backward writes the gradients into the saved inputs' buffers."""
+    class Overwriting(function):
+        @staticmethod
+        def backward(ctx, *grads):
+            results = function.backward(ctx, *grads)
+            for saved, result in zip(ctx.saved_tensors, results, strict=True):
+                saved.data.copy_(result)
+            return results
+    return Overwriting
+
+
 CHEATS = {
+    "nb17_fusing_the_mlp.check_silu_mul_function": [("gate scaled in forward", 0, _function_scaling_input(0, 2.0)),
+                                                    ("up scaled in forward", 0, _function_scaling_input(1, 0.5)),
+                                                    ("gradients written into gate and up", 0,
+                                                     _backward_into_inputs)],
     "nb03_ffn_forward.check_learned_memory": [("values made to fit", 0, _values_made_to_fit),
                                               ("keys and values scaled", 0, _scaled)],
     "nb10_tensor_parallel.check_llama_split": [("weights scaled before the split", 0, _weights_scaled_in_split),
@@ -567,6 +596,18 @@ def stub(*args):
     return None
 
 
+class StubFunction(torch.autograd.Function):
+    """An autograd.Function exercise's stub, as the notebook hands it out."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError
+
+
 ODD_VALUES = {
     "an int": 7919,
     "a float": -0.123,
@@ -648,7 +689,8 @@ def test_errors_and_exits_become_sentences(entry):
 
 @pytest.mark.parametrize("entry", FUNCTIONS, ids=ids(FUNCTIONS))
 def test_the_untouched_stub_is_not_attempted_and_the_solution_correct(entry):
-    fb = entry.check(*[stub if callable(a) and not isinstance(a, type) else a for a in entry.right])
+    fb = entry.check(*[StubFunction if isinstance(a, type) and issubclass(a, torch.autograd.Function)
+                       else stub if callable(a) and not isinstance(a, type) else a for a in entry.right])
     assert fb.status == "not attempted", f"{entry.id}: the untouched stub got {fb}"
     assert entry.check(*entry.right), f"{entry.id}: the notebook's solution got {entry.check(*entry.right)}"
 

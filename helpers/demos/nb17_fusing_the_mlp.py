@@ -1,0 +1,75 @@
+"""Notebook 17's demo: the bytes of an MLP's weights against the bytes its hidden activation moves
+between the two matmuls, eager and fused, as the tokens T grow.
+
+Three bars on a fixed log axis: the weights (read once per call), the activation's traffic when
+each op is its own kernel, and when the activation is computed in the first matmul's epilogue
+(helpers.fused.PASSES). The title says the ratio, and, where the notebook measured this setting
+(GPT-2 small, float32), the times eager and compiled took. A move only resizes the bars and
+rewrites the title: a redraw takes well under 150 ms.
+"""
+
+from ipywidgets import Dropdown, SelectionSlider
+
+from helpers.demos.stamps import in_place
+from helpers.fused import between_bytes, weight_bytes
+from helpers.plots import COLORS
+from helpers.timing import format_seconds
+from helpers.widgets import LiveFigure
+
+# (kind, d_model, d_ff) from the models' configs: GPT-2 small (n_embd 768, 4 x 768) and Llama-2-7B.
+MODELS = {"GPT-2 small (GELU)": ("gelu", 768, 3072), "Llama-2-7B (gated)": ("gated", 4096, 11008)}
+TOKENS = [2**i for i in range(13)]          # 1 ... 4096 tokens in one call
+DTYPES = {"float32": 4, "bfloat16": 2}
+ROWS = ("weights", "between, eager", "between, fused")
+SAMPLE = {"model": "Llama-2-7B (gated)", "T": 512, "dtype": "bfloat16"}
+
+
+def _bytes(model, T, dtype):
+    kind, d_model, d_ff = MODELS[model]
+    b = DTYPES[dtype]
+    return (weight_bytes(d_model, d_ff, b, kind), between_bytes(T, d_ff, b, kind, "eager"),
+            between_bytes(T, d_ff, b, kind, "fused"))
+
+
+def _title(model, T, dtype, measured):
+    weights, eager, fused = _bytes(model, T, dtype)
+    text = (f"T = {T:,}, {dtype}: between the matmuls, eager moves {eager / weights:.2g}x the weights' bytes, "
+            f"fused {fused / weights:.2g}x")
+    times = measured.get(T) if model.startswith("GPT-2") and dtype == "float32" else None
+    if times:
+        text += "\nmeasured here: " + ", ".join(f"{name} {format_seconds(s)}" for name, s in times.items())
+    return text
+
+
+def make(measured=None):
+    """The demo; measured: {T: {"eager": seconds, "compiled": seconds}} for GPT-2 small in float32."""
+    measured = dict(measured or {})
+
+    def draw(fig, model, T, dtype):
+        ax = fig.subplots()
+        values = _bytes(model, T, dtype)
+        bars = ax.barh(range(3), values, color=[COLORS["mlp"], COLORS["kv"], COLORS["silu"]], height=0.6)
+        ax.set_yticks(range(3), ROWS)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.set_xlim(1e3, 1e10)
+        ax.set_xlabel("bytes per MLP call (log scale)")
+        ax.set_title(" ", y=1.0, fontsize=10)
+        fig.subplots_adjust(left=0.2, right=0.97, bottom=0.2, top=0.8)
+        title = in_place(ax.title)
+        state = {"bars": bars, "title": title}
+        update(fig, state, model, T, dtype)
+        return state
+
+    def update(fig, state, model, T, dtype):
+        for bar, value in zip(state["bars"], _bytes(model, T, dtype), strict=True):
+            bar.set_width(value)
+        state["title"].set_text(_title(model, T, dtype, measured))
+        return [*state["bars"], state["title"]]
+
+    controls = {"model": Dropdown(options=list(MODELS), value="GPT-2 small (GELU)", description="MLP"),
+                "T": SelectionSlider(options=TOKENS, value=64, description="tokens T"),
+                "dtype": Dropdown(options=list(DTYPES), value="float32", description="dtype")}
+    return LiveFigure(draw, controls, figsize=(8.0, 3.2),
+                      title="Weights are read once; the activations between the matmuls grow with T",
+                      update=update)

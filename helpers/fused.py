@@ -1,0 +1,188 @@
+"""Fusing the MLP: the bytes between its two matmuls, a compiler's kernels, and what backward keeps.
+
+    PASSES["gelu"]["eager"]               # how often the T x d_ff activation crosses memory, unfused
+    between_bytes(T, d_ff, 2, "gated", "eager")   # those bytes for T tokens in bfloat16
+    compile_problem()                     # None, or one sentence: why torch.compile cannot run here
+    kernels(fn, *args)                    # the kernels one call runs, as torch.profiler lists them
+    saved_bytes(fn, *args, params=...)    # the activation bytes autograd keeps for backward
+    swiglu_triton(gate, up)               # silu(gate) * up in one Triton kernel (a CUDA GPU only)
+"""
+
+import os
+import shutil
+import sys
+
+import torch
+
+from helpers import validate
+
+# Each time the hidden activation (T x d_ff numbers) is written to or read from memory between
+# the first matmul and the last, counted per kernel. "eager": one library kernel per op, as
+# PyTorch runs nn.GELU / F.silu and `*`. "fused": the activation computed in the first matmul's
+# epilogue (gate and up as one matmul for the gated MLP), written once and read by the second.
+PASSES = {
+    "gelu": {"eager": {"c_fc writes h": 1, "GELU reads h": 1, "GELU writes a": 1, "c_proj reads a": 1},
+             "fused": {"c_fc + GELU write a": 1, "c_proj reads a": 1}},
+    "gated": {"eager": {"gate_proj writes g": 1, "up_proj writes u": 1, "SiLU reads g": 1,
+                        "SiLU writes s": 1, "* reads s": 1, "* reads u": 1, "* writes p": 1,
+                        "down_proj reads p": 1},
+              "fused": {"gate_up + SiLU * write p": 1, "down_proj reads p": 1}},
+}
+
+
+def weight_bytes(d_model, d_ff, bytes_per_element, kind="gelu"):
+    """Bytes of the MLP's weight matrices (biases left out): 2 or 3 of d_model x d_ff."""
+    validate.choice(kind, "kind", PASSES)
+    matrices = 2 if kind == "gelu" else 3
+    return matrices * validate.positive_int(d_model, "d_model") * validate.positive_int(d_ff, "d_ff") \
+        * validate.positive_int(bytes_per_element, "bytes_per_element")
+
+
+def between_bytes(n_tokens, d_ff, bytes_per_element, kind="gelu", how="eager"):
+    """Bytes the hidden activations move between the two matmuls for n_tokens (PASSES times T x d_ff)."""
+    validate.choice(kind, "kind", PASSES)
+    validate.choice(how, "how", PASSES[kind])
+    passes = sum(PASSES[kind][how].values())
+    return passes * validate.positive_int(n_tokens, "n_tokens") * validate.positive_int(d_ff, "d_ff") \
+        * validate.positive_int(bytes_per_element, "bytes_per_element")
+
+
+def cxx_compiler():
+    """The path of the C++ compiler inductor would call on a CPU, or None where there is none."""
+    import torch._inductor.config as inductor_config  # imported here: it takes a moment
+
+    for name in inductor_config.cpp.cxx:
+        found = name and shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def compile_problem(device="cpu"):
+    """None where torch.compile (inductor) can build kernels for device; else one sentence saying why not."""
+    device = torch.device(device)
+    if sys.version_info >= (3, 14) and not hasattr(torch, "_dynamo"):
+        return "torch.compile does not support this Python yet, so the compiled runs are skipped."
+    if device.type == "cuda":
+        try:
+            import triton  # noqa: F401 - inductor writes Triton kernels on a GPU
+        except ImportError:
+            return "Triton is not installed, and inductor needs it on a GPU, so the compiled runs are skipped."
+        return None
+    if cxx_compiler() is None:
+        return ("No C++ compiler was found (inductor writes C++ on a CPU and needs g++ or clang++), "
+                "so the compiled runs are skipped and the rest of the notebook runs eagerly.")
+    return None
+
+
+# Profiler entries that are not kernels: wrappers that call kernels, views that move no data,
+# and the compiled region's own bookkeeping.
+NOT_KERNELS = {"aten::linear", "aten::t", "aten::transpose", "aten::as_strided", "aten::expand",
+               "aten::resolve_conj", "aten::view", "aten::reshape", "aten::_unsafe_view", "aten::empty",
+               "aten::empty_strided", "aten::detach", "aten::alias", "aten::matmul", "aten::contiguous",
+               "aten::result_type", "aten::to", "aten::_to_copy", "aten::lift_fresh", "aten::unsqueeze"}
+
+
+def _is_kernel(name):
+    if "cpp_fused" in name or name.startswith("triton_"):
+        return True
+    return name.startswith("aten::") and name not in NOT_KERNELS
+
+
+def kernels(fn, *args):
+    """The kernels one call fn(*args) runs on a CPU, in order, as torch.profiler lists them.
+
+    An op inside another kernel (the bias copy inside addmm) is part of it, not listed apart.
+    """
+    validate.function(fn, "fn")
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")   # the profiler's start and stop lines off stderr
+    from torch.profiler import ProfilerActivity, profile
+
+    with torch.no_grad(), profile(activities=[ProfilerActivity.CPU]) as prof:
+        fn(*args)
+    names = []
+    for event in prof.events():
+        parent, inside = event.cpu_parent, False
+        while parent is not None:
+            inside = inside or _is_kernel(parent.name)
+            parent = parent.cpu_parent
+        if _is_kernel(event.name) and not inside:
+            name = event.name
+            names.append(name[name.index("cpp_fused"):] if "cpp_fused" in name else name.removeprefix("aten::"))
+    return names
+
+
+def saved_bytes(fn, *args, params=()):
+    """(bytes, [(shape, dtype name)]) of the tensors autograd keeps for backward in fn(*args).
+
+    Counted with torch.autograd.graph.saved_tensors_hooks: each storage once, however many ops
+    keep it; the storages of `params` (the weights) are left out, so what remains is activations.
+    """
+    validate.function(fn, "fn")
+    weights = {p.untyped_storage().data_ptr() for p in params}
+    kept = {}
+
+    def pack(tensor):
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() not in weights:
+            kept.setdefault(storage.data_ptr(), (storage.nbytes(), tuple(tensor.shape), str(tensor.dtype)))
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        fn(*args)
+    return sum(n for n, _, _ in kept.values()), [(shape, dtype) for _, shape, dtype in kept.values()]
+
+
+def swiglu_triton(gate, up):
+    """silu(gate) * up in one Triton kernel on a CUDA GPU; gate, up: (T, d_ff), contiguous, same dtype."""
+    if not (torch.is_tensor(gate) and torch.is_tensor(up) and gate.is_cuda and gate.shape == up.shape):
+        raise ValueError(f"gate and up must be CUDA tensors of one shape, got {getattr(gate, 'shape', gate)} "
+                         f"and {getattr(up, 'shape', up)}")
+    kernel = _triton_kernel()
+    gate, up = gate.contiguous(), up.contiguous()
+    out = torch.empty_like(gate)
+    n = gate.numel()
+    kernel[(-(-n // 1024),)](gate, up, out, n, BLOCK=1024)
+    return out
+
+
+_KERNEL = []
+
+
+def _triton_kernel():
+    """The kernel, built once (Triton is imported only here: it exists only beside a GPU)."""
+    if not _KERNEL:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def silu_mul_kernel(gate_ptr, up_ptr, out_ptr, n, BLOCK: tl.constexpr):  # noqa: N803 - Triton's style
+            offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            inside = offsets < n
+            g = tl.load(gate_ptr + offsets, mask=inside).to(tl.float32)   # sigmoid in float32
+            u = tl.load(up_ptr + offsets, mask=inside).to(tl.float32)
+            p = g * tl.sigmoid(g) * u                                      # read twice, written once
+            tl.store(out_ptr + offsets, p.to(out_ptr.dtype.element_ty), mask=inside)
+
+        _KERNEL.append(silu_mul_kernel)
+    return _KERNEL[0]
+
+
+class SiluMul(torch.autograd.Function):
+    """silu(gate) * up, keeping only gate and up for backward and recomputing silu(gate) there.
+
+    The course's own version of the idea of Liger-Kernel's LigerSiLUMulFunction (whose Triton
+    backward also writes the gradients into gate's and up's buffers; this one leaves them alone).
+    """
+
+    @staticmethod
+    def forward(ctx, gate, up):
+        ctx.save_for_backward(gate, up)
+        return torch.nn.functional.silu(gate) * up
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        gate, up = ctx.saved_tensors
+        sig = torch.sigmoid(gate)              # recomputed: nothing of size T x d_ff was kept for it
+        silu = gate * sig
+        return grad_out * up * (sig + silu * (1 - sig)), grad_out * silu
