@@ -182,23 +182,28 @@ _MATMULS = {   # (rows x cols and rows x cols) in torch's message -> the product
 
 
 def _shape_error(cls):
-    """The sentence for a forward that torch refused because a weight was not turned round, else None."""
-    try:
-        module = cls(D_IN, N_FEATURES).to(torch.float64)
-        module.load_state_dict({k: p.detach() for k, p in _parameters(_reference()).items()}, strict=False)
-        with torch.no_grad():
-            module(_inputs())
-    except RuntimeError as err:
-        found = re.search(r"\((\d+)x(\d+) and (\d+)x(\d+)\)", str(err))
-        if found:
-            rows, *rest = (int(n) for n in found.groups())
-            sentence = _MATMULS.get(("N" if rows == len(_inputs()) else rows, *rest))
-            return say(sentence) if sentence else None
-        if re.search(r"size of tensor a \((6|10)\) must match the size of tensor b \((6|10)\)", str(err)):
-            return say("a bias of the wrong width: b_enc has one entry per feature (added to W_enc's product), "
-                       "b_dec one per input column (subtracted from x, added to x_hat).")
-    except Exception:  # noqa: BLE001 - any other failure is the module check's to describe
+    """The sentence for a forward that torch refused because a weight was not turned round, else None.
+
+    Run only after the module check saw a RuntimeError; `attempt` keeps its time limit and its guards."""
+    module = attempt(lambda: cls(D_IN, N_FEATURES).to(torch.float64), copies=False)
+    if not isinstance(module, nn.Module):
         return None
+    try:
+        module.load_state_dict({k: p.detach() for k, p in _parameters(_reference()).items()}, strict=False)
+    except Exception:  # noqa: BLE001 - parameters that do not load are the module check's to describe
+        return None
+    with torch.no_grad():
+        err = attempt(module, _inputs(), copies=False)
+    if not isinstance(err, RuntimeError):
+        return None
+    found = re.search(r"\((\d+)x(\d+) and (\d+)x(\d+)\)", str(err))
+    if found:
+        rows, *rest = (int(n) for n in found.groups())
+        sentence = _MATMULS.get(("N" if rows == len(_inputs()) else rows, *rest))
+        return say(sentence) if sentence else None
+    if re.search(r"size of tensor a \((6|10)\) must match the size of tensor b \((6|10)\)", str(err)):
+        return say("a bias of the wrong width: b_enc has one entry per feature (added to W_enc's product), "
+                   "b_dec one per input column (subtracted from x, added to x_hat).")
     return None
 
 
@@ -312,7 +317,7 @@ def _check_sae(cls):
                               name=type(cls).__name__))
     forward = _FORWARD(cls)   # builds it, loads the reference's weights, compares (x_hat, f)
     if forward.status != "correct":
-        shape = _shape_error(cls) if forward.status == "wrong" else None
+        shape = _shape_error(cls) if forward.status == "wrong" and "RuntimeError" in str(forward) else None
         return wrong(EX2, shape) if shape else forward
     reference = _reference().eval()
     module = cls(D_IN, N_FEATURES).to(torch.float64)
