@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from helpers import kv_memory, validate
+from helpers.sae_resample import resample_dead_
 
 
 class SparseAutoencoder(nn.Module):
@@ -32,6 +33,9 @@ class SparseAutoencoder(nn.Module):
         validate.float_dtype(dtype, "dtype")
         if generator is not None:
             validate.instance_of(generator, "generator", torch.Generator, "(torch.Generator().manual_seed(0))")
+        # drawn in float64, then copied into the weights' dtype
+        validate.affordable(n_features * (d_in + d_out) * (8 + torch.empty((), dtype=dtype).element_size()),
+                            f"a {type(self).__name__} of {n_features:,} features on {d_in:,} inputs")
         W_dec = torch.randn(d_out, n_features, generator=generator, dtype=torch.float64)
         W_dec = W_dec / W_dec.norm(dim=0)                       # unit columns: one direction per feature
         W_enc = torch.randn(n_features, d_in, generator=generator, dtype=torch.float64)
@@ -57,6 +61,12 @@ class SparseAutoencoder(nn.Module):
 
     def decode(self, f):
         """codes f (N, n_features) -> (N, d_out): a sum of decoder columns, plus b_dec."""
+        validate.tensor(f, "f")
+        validate.ndim(f, "f", 2)
+        if f.shape[1] != self.W_dec.shape[1]:
+            raise ValueError(f"f has {f.shape[1]} columns but this {type(self).__name__} has "
+                             f"n_features={self.W_dec.shape[1]}: one code per feature")
+        validate.matches_weight(f, self.W_dec, type(self).__name__, name="f")
         return f @ self.W_dec.T + self.b_dec
 
     def forward(self, x):
@@ -94,7 +104,9 @@ def loss_terms(target, x_hat, f):
 
 
 def _data(x, name, dtype=None):
-    """A finite floating 2-D tensor (N, width), N >= 2."""
+    """A finite floating 2-D tensor (N, width), N >= 2; in dtype (a torch dtype) where one is given."""
+    if dtype is not None:
+        validate.float_dtype(dtype, "dtype")
     validate.tensor(x, name)
     validate.ndim(x, name, 2)
     if not x.is_floating_point():
@@ -105,10 +117,12 @@ def _data(x, name, dtype=None):
     return x.detach().to(dtype or x.dtype)
 
 
-def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator=None):
+def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator=None, resample_every=None):
     """Adam on loss_terms, decoder columns kept at unit norm; returns losses (steps,).
 
     batch=None: every row each step; else `batch` rows drawn by `generator` each step.
+    resample_every: every that many steps, the latents that fired on none of the rows seen since
+    the last time are restarted (resample_dead_); None: never.
     """
     validate.instance_of(module, "module", SparseAutoencoder)
     inputs, targets = _data(inputs, "inputs"), _data(targets, "targets")
@@ -121,11 +135,22 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator
     if batch is not None:
         batch = validate.positive_int(batch, "batch")
         validate.instance_of(generator, "generator", torch.Generator, "(needed with batch)")
+    if resample_every is not None:
+        resample_every = validate.positive_int(resample_every, "resample_every")
+        generator = generator if generator is not None else torch.Generator().manual_seed(0)
     optimizer = torch.optim.Adam(module.parameters(), lr=lr)
     losses = torch.empty(steps, device=inputs.device)              # read once at the end: no sync per step
+    fired = torch.zeros(module.W_enc.shape[0], dtype=torch.bool, device=inputs.device)
     for step in range(steps):
         rows = slice(None) if batch is None else torch.randint(len(inputs), (batch,), generator=generator)
         x_hat, f = module(inputs[rows])
+        if resample_every is not None:
+            fired |= (f > 0).any(0)
+            if (step + 1) % resample_every == 0 and step + 1 < steps:
+                if not fired.all():
+                    resample_dead_(module, inputs, targets, ~fired, generator, optimizer)
+                    x_hat, f = module(inputs[rows])
+                fired.zero_()
         reconstruction, l1 = loss_terms(targets[rows], x_hat, f)
         loss = reconstruction + l1_coeff * l1
         optimizer.zero_grad()
@@ -137,19 +162,28 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator
     return losses.cpu()
 
 
-def train_sae(acts, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128, dtype=None):
+def _trainable(inputs, n_features, widths, batch):
+    """Refuse sizes whose weights, gradients, Adam's two moments and a batch's codes would not fit."""
+    rows = len(inputs) if batch is None else min(batch, len(inputs))
+    elements = 4 * n_features * widths + 4 * rows * n_features
+    validate.affordable(elements * inputs.element_size(), f"training {n_features:,} features on {widths:,} widths")
+
+
+def train_sae(acts, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128, dtype=None, resample_every=None):
     """An SAE trained on acts (N, d_in) from its own generator; returns (sae, losses (steps,)).
 
     b_dec starts at the mean of acts, so the encoder first sees centred inputs. Each step draws
     `batch` rows (None: all of them); the generator seeded with `seed` draws the start and the rows.
     """
     acts = _data(acts, "acts", dtype)
+    n_features = validate.positive_int(n_features, "n_features")
+    _trainable(acts, n_features, acts.shape[1], batch)
     seed = validate.non_negative_int(seed, "seed")
     generator = torch.Generator().manual_seed(seed)
     sae = SparseAutoencoder(acts.shape[1], n_features, generator=generator, dtype=acts.dtype).to(acts.device)
     with torch.no_grad():
         sae.b_dec.copy_(acts.mean(0))
-    return sae, fit(sae, acts, acts, l1_coeff, steps, lr, batch, generator)
+    return sae, fit(sae, acts, acts, l1_coeff, steps, lr, batch, generator, resample_every)
 
 
 def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128, dtype=None):
@@ -158,6 +192,8 @@ def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, 
     if len(inputs) != len(outputs):
         raise ValueError(f"inputs and outputs must hold the same number of rows, got {len(inputs)} "
                          f"and {len(outputs)}")
+    n_features = validate.positive_int(n_features, "n_features")
+    _trainable(inputs, n_features, inputs.shape[1] + outputs.shape[1], batch)
     seed = validate.non_negative_int(seed, "seed")
     generator = torch.Generator().manual_seed(seed)
     tc = Transcoder(inputs.shape[1], n_features, outputs.shape[1], generator=generator,

@@ -12,10 +12,17 @@ Several sparsities train at once as independent "instances" (a leading axis on W
 model's own torch.Generator: the global random state is never touched.
 """
 
+import math
+
 import torch
 from torch import nn
 
 from helpers import validate
+
+
+def _bytes(dtype):
+    """Bytes per element of a torch dtype."""
+    return torch.empty((), dtype=dtype).element_size()
 
 
 def _probability(p, name):
@@ -41,8 +48,18 @@ def sample_features(n, n_features, p, generator, dtype=torch.float64):
     n_features = validate.positive_int(n_features, "n_features")
     validate.tensor(p, "p")
     validate.ndim(p, "p", 1)
+    if not len(p):
+        raise ValueError("p must hold one probability per instance, got an empty tensor")
+    if not p.is_floating_point():
+        raise TypeError(f"p must hold probabilities as floating-point numbers, got dtype {p.dtype}")
+    outside = ~((p > 0) & (p <= 1))                                      # NaN is outside too
+    if outside.any():
+        k = int(outside.nonzero()[0])
+        raise ValueError(f"p must hold probabilities in (0, 1], got {p[k].item()!r} at index {k}")
     validate.instance_of(generator, "generator", torch.Generator, "(torch.Generator().manual_seed(0))")
+    validate.float_dtype(dtype, "dtype")
     shape = (len(p), n, n_features)
+    validate.affordable(2 * math.prod(shape) * _bytes(dtype), f"sampling {shape} features")
     present = torch.rand(shape, generator=generator, dtype=dtype) < p[:, None, None].to(dtype)
     return torch.rand(shape, generator=generator, dtype=dtype) * present
 
@@ -58,6 +75,8 @@ class ToyModel(nn.Module):
         validate.float_dtype(dtype, "dtype")
         if generator is not None:
             validate.instance_of(generator, "generator", torch.Generator)
+        validate.affordable(2 * n_instances * n_hidden * n_features * _bytes(dtype),
+                            f"a ToyModel of {n_instances} x {n_hidden} x {n_features} weights")
         std = (2 / (n_hidden + n_features)) ** 0.5                  # Xavier-normal, as Elhage et al.
         W = std * torch.randn(n_instances, n_hidden, n_features, generator=generator, dtype=dtype)
         self.W = nn.Parameter(W)                                      # column i: feature i's direction
@@ -70,6 +89,7 @@ class ToyModel(nn.Module):
         if x.shape[0] != n_instances or x.shape[2] != n:
             raise ValueError(f"x must have shape (n_instances={n_instances}, N, n_features={n}), "
                              f"got {tuple(x.shape)}")
+        validate.matches_weight(x, self.W, "ToyModel")
         h = torch.einsum("imn,ibn->ibm", self.W, x)                   # (I, N, m): stored
         out = torch.einsum("imn,ibm->ibn", self.W, h) + self.b[:, None, :]   # (I, N, n): read back
         return torch.relu(out)
@@ -98,6 +118,9 @@ def train_toy(n_features=20, n_hidden=5, p=(1.0, 0.3, 0.1, 0.03, 0.01), decay=0.
     if n_hidden >= n_features:
         raise ValueError(f"n_hidden must be below n_features for superposition to matter, got "
                          f"n_hidden={n_hidden} and n_features={n_features}")
+    # a step holds about eight (instances, batch, features) float64 tensors: inputs, outputs, errors, gradients
+    validate.affordable(8 * len(probs) * batch * n_features * 8,
+                        f"training {len(probs)} toy models on batches of {batch} x {n_features} features")
     generator = torch.Generator().manual_seed(seed)
     weights = importance(n_features, decay)                             # (n,)
     model = ToyModel(n_features, n_hidden, len(probs), generator)

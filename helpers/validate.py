@@ -7,6 +7,7 @@ forward can afford them; `finite` is the one that reads every value, used outsid
 
 import math
 import numbers
+import os
 
 np = torch = None  # imported by the first check of an array or tensor (_arrays)
 
@@ -282,3 +283,19 @@ def index(value, name, n):
         raise ValueError(f"{name} must be a whole number from 0 to {n - 1} (or -{n} to -1 from the end), "
                          f"got {value!r}")
     return int(value)
+
+
+def memory_bytes():
+    """This machine's physical memory in bytes; 16 GiB where the system does not say (Windows)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return 16 * 2**30
+
+
+def affordable(n_bytes, what):
+    """Refuse, before anything is allocated, sizes whose tensors would take over half this machine's memory."""
+    total = memory_bytes()
+    if n_bytes > total / 2:
+        raise ValueError(f"{what} would need about {n_bytes / 2**30:,.1f} GiB of memory, more than half of this "
+                         f"machine's {total / 2**30:,.0f} GiB; choose smaller sizes")

@@ -1,10 +1,12 @@
 """helpers.sae: a known dictionary recovered, the decoder's gradient against autograd, the metrics,
 the fact model's activations and splices, and bad inputs refused with the argument named."""
 
+import time
+
 import pytest
 import torch
 
-from helpers import device, facts, kv_memory, sae
+from helpers import device, facts, kv_memory, sae, sae_resample, validate
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -200,3 +202,66 @@ def test_bad_fact_model_inputs_name_the_argument(fact_model):
         sae.spliced_loss(model, prompts.idx, 1)
     with pytest.raises(ValueError, match=r"new must have shape \(708, 256\)"):
         sae.spliced_loss(model, prompts, 1, torch.zeros(708, 64))
+
+
+def test_a_dtype_given_as_a_string_is_named():
+    with pytest.raises(TypeError, match=r"dtype must be a floating-point torch dtype such as torch.float64, got "
+                                        r"'float64'"):
+        sae.train_sae(torch.zeros(4, 3), n_features=8, l1_coeff=0.5, steps=1, dtype="float64")
+
+
+@pytest.mark.parametrize("f, error, words", [
+    ("codes", TypeError, r"f must be a torch tensor, got str"),
+    (torch.zeros(5), ValueError, r"f must be 2-D, got 1-D"),
+    (torch.zeros(2, 6), ValueError, r"f has 6 columns but this SparseAutoencoder has n_features=10"),
+    (torch.zeros(2, 10, dtype=torch.float64), TypeError, r"f has dtype torch.float64 but this SparseAutoencoder's "
+                                                         r"weights are torch.float32"),
+])
+def test_decode_checks_its_codes(f, error, words):
+    with pytest.raises(error, match=words):
+        sae.SparseAutoencoder(4, 10).decode(f)
+
+
+@pytest.fixture()
+def sixteen_gib(monkeypatch):
+    """A 16 GiB machine, whatever this one is, so that the sizes refused are the same everywhere."""
+    monkeypatch.setattr(validate, "memory_bytes", lambda: 16 * 2**30)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: sae.SparseAutoencoder(16, 10**9), r"a SparseAutoencoder of 1,000,000,000 features on 16 inputs would "
+                                               r"need about .* GiB of memory, more than half of this machine's 16 GiB"),
+    (lambda: sae.train_sae(torch.ones(708, 256), n_features=10**7, l1_coeff=0.5),
+     r"training 10,000,000 features on 256 widths would need"),
+    (lambda: sae.train_transcoder(torch.ones(8, 64), torch.ones(8, 64), n_features=10**8, l1_coeff=0.5),
+     r"training 100,000,000 features on 128 widths"),
+])
+def test_huge_sizes_refused_before_allocating(sixteen_gib, call, words):
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=words):
+        call()
+    assert time.perf_counter() - start < 1, "refused at once, before any tensor of that size"
+
+
+def test_the_machine_memory_is_read():
+    assert validate.memory_bytes() > 2**28
+
+
+def test_resampling_restarts_dead_latents_on_badly_rebuilt_inputs():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(64, 6, generator=g, dtype=torch.float64)
+    model = sae.SparseAutoencoder(6, 8, generator=g, dtype=torch.float64)
+    optimizer = torch.optim.Adam(model.parameters())
+    x_hat, f = model(x)
+    sae.loss_terms(x, x_hat, f)[0].backward()
+    optimizer.step()
+    with torch.no_grad():
+        model.b_enc[:3] = -1e3                                               # latents 0-2 never fire
+    dead = sae.dead_features(model(x)[1])
+    assert dead[:3].all()
+    sae_resample.resample_dead_(model, x, x, dead, torch.Generator().manual_seed(1), optimizer)
+    assert not sae.dead_features(model(x)[1])[:3].any(), "every resampled latent fires on its input"
+    torch.testing.assert_close(model.W_dec[:, dead].norm(dim=0), torch.ones(int(dead.sum()), dtype=torch.float64))
+    assert (model.b_enc[dead] == 0).all()
+    assert (optimizer.state[model.W_enc]["exp_avg"][dead] == 0).all()
+    assert (optimizer.state[model.W_enc]["exp_avg"][~dead] != 0).any(), "live latents keep their moments"

@@ -1,10 +1,12 @@
 """helpers.superposition: the toy model's formula, its sampling, more features stored as they get
 sparser, its own random generator, and bad inputs refused with the argument named."""
 
+import time
+
 import pytest
 import torch
 
-from helpers import device, superposition
+from helpers import device, superposition, validate
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -99,3 +101,46 @@ def test_no_global_random_state_touched():
 def test_bad_inputs_name_the_argument(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+@pytest.mark.parametrize("p, words", [
+    (torch.tensor([0.5, 1.5], dtype=torch.float64), r"probabilities in \(0, 1\], got 1\.5 at index 1"),
+    (torch.tensor([0.0], dtype=torch.float64), r"probabilities in \(0, 1\], got 0\.0 at index 0"),
+    (torch.tensor([-0.1], dtype=torch.float64), r"got -0\.1 at index 0"),
+    (torch.tensor([0.3, float("nan")], dtype=torch.float64), r"got nan at index 1"),
+    (torch.tensor([], dtype=torch.float64), r"one probability per instance, got an empty tensor"),
+])
+def test_sample_features_refuses_what_train_toy_refuses(p, words):
+    with pytest.raises(ValueError, match=words):
+        superposition.sample_features(4, 3, p, torch.Generator().manual_seed(0))
+
+
+def test_sample_features_refuses_whole_number_probabilities():
+    with pytest.raises(TypeError, match="floating-point numbers, got dtype torch.int64"):
+        superposition.sample_features(4, 3, torch.tensor([1]), torch.Generator().manual_seed(0))
+
+
+def test_toy_model_names_the_dtype_it_expects():
+    model = superposition.ToyModel(3, 2)
+    with pytest.raises(TypeError, match=r"x has dtype torch.float32 but this ToyModel's weights are torch.float64"):
+        model(torch.zeros(1, 4, 3))
+
+
+@pytest.fixture()
+def sixteen_gib(monkeypatch):
+    """A 16 GiB machine, whatever this one is, so that the sizes refused are the same everywhere."""
+    monkeypatch.setattr(validate, "memory_bytes", lambda: 16 * 2**30)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: superposition.train_toy(n_features=10**6), r"training 5 toy models .* GiB of memory, more than half of "
+                                                        r"this machine's 16 GiB; choose smaller sizes"),
+    (lambda: superposition.ToyModel(10**6, 10**4), r"a ToyModel of 1 x 10000 x 1000000 weights would need"),
+    (lambda: superposition.sample_features(10**6, 10**4, torch.tensor([0.5], dtype=torch.float64),
+                                           torch.Generator()), r"sampling \(1, 1000000, 10000\) features"),
+])
+def test_huge_sizes_refused_before_allocating(sixteen_gib, call, words):
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=words):
+        call()
+    assert time.perf_counter() - start < 1, "refused at once, before any tensor of that size"

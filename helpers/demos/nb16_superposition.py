@@ -58,19 +58,21 @@ def _strokes(values):
     return x, y
 
 
-def _count(values):
-    return int((values > 0.5 * values.max()).sum()) if values.max() > 0 else 0
+def _count(values, peaks):
+    """How many units exceed half their own peak over every fact: section 2's rule, for neurons and features alike."""
+    return int(((values > 0.5 * peaks) & (peaks > 0)).sum())
 
 
 def make(autoencoder=None):
     """The demo, on the notebook's SAE (autoencoder) or, without one, on the same SAE trained here."""
     neurons, features = _table(autoencoder if autoencoder is not None else _trained_sae())
     rows = {country: i for i, (country, _) in enumerate(facts.FACTS)}
+    peaks = neurons.max(0), features.max(0)                         # each unit's peak over the facts
 
     def text(subject):
         r = rows[subject]
-        return (f"{subject}: {_count(neurons[r])} neurons above half the strongest, "
-                f"{int((features[r] > 0).sum())} of {features.shape[1]} features active")
+        return (f"{subject}: {_count(neurons[r], peaks[0])} of {neurons.shape[1]} neurons and "
+                f"{_count(features[r], peaks[1])} of {features.shape[1]} features above half their peak")
 
     def draw(fig, subject):
         ax1, ax2 = fig.subplots(1, 2)
@@ -79,8 +81,8 @@ def make(autoencoder=None):
                 xlabel=f"neuron of MLP {LAYER}", ylabel="activation at the last word")
         ax2.set(xlim=(-4, features.shape[1] + 3), ylim=(0, features.max() * 1.05),
                 xlabel="SAE feature", ylabel="code f")
-        ax1.set_title("many neurons, each shared by many facts", y=1.0)
-        ax2.set_title("a few features", y=1.0)
+        ax1.set_title(f"MLP {LAYER}'s neurons", y=1.0)
+        ax2.set_title("the SAE's features", y=1.0)
         title = fig.suptitle(text(subject), y=0.97)
         r = rows[subject]
         state = {"neurons": ax1.plot(*_strokes(neurons[r]), color=COLORS["mlp"], lw=1.0)[0],
