@@ -22,7 +22,7 @@ from torch.overrides import TorchFunctionMode
 
 from helpers import gpt2, kv_memory
 from helpers.checks.compare import arrays
-from helpers.checks.core import correct, explained_calls, referee, wrong
+from helpers.checks.core import correct, explained_calls, names_read, referee, wrong
 from helpers.checks.nb12_kv_memory_editing import NamedChoice
 from helpers.checks.runner import Check, Mistake
 from helpers.checks.show import Text, one_line, say
@@ -295,22 +295,13 @@ _MLP_FROM_HF = Check(
 )
 
 
-def _code_names(code):
-    """Every global or attribute name a code object (and the functions inside it) reads."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            names |= _code_names(const)
-    return names
-
-
 def _hands_over(fn):
     """True when fn is, or calls, the course's own gpt2.mlp_from_hf."""
     target = inspect.unwrap(fn) if callable(fn) else fn
     if target is gpt2.mlp_from_hf or getattr(target, "__module__", "") == gpt2.__name__:
         return True
     code = getattr(target, "__code__", None)
-    return code is not None and "mlp_from_hf" in _code_names(code)
+    return code is not None and "mlp_from_hf" in names_read(code)
 
 
 def _shared_storage(fn):
