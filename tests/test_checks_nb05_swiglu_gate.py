@@ -528,3 +528,13 @@ def test_a_split_that_empties_the_callers_checkpoint_is_named():
 
     fb = checks.check_split_gate_up(popping)
     assert fb.status == "wrong" and "changed the checkpoint" in str(fb) and "'gate_proj.weight'" in str(fb), str(fb)
+
+
+@pytest.mark.parametrize("order", [(0, 1, 3, 2), (3, 0, 1, 2), (2, 1, 0, 3)])
+def test_gradients_in_another_order_are_named(order):
+    def shuffled(*case):
+        grads = backward(*case)
+        return tuple(grads[i] for i in order)
+
+    fb = checks.check_gated_mlp_backward(shuffled)
+    assert not fb and "in another order" in str(fb) and "transpose" not in str(fb), str(fb)

@@ -12,6 +12,7 @@
 """
 
 import functools
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -536,6 +537,15 @@ def _same_all(got, expected):
     return all(_close(g, e) for g, e in zip(got, expected, strict=True))
 
 
+def _order_problem(got, expected):
+    """A sentence when the four gradients are right but returned in another order, else None."""
+    for order in itertools.permutations(range(4)):
+        if order != (0, 1, 2, 3) and all(_close(got[i], expected[j]) for i, j in enumerate(order)):
+            return say("your four gradients are right, but in another order: you returned ({got}); return them as "
+                       "(dW_gate, dW_up, dW_down, dx)", got=", ".join(_GRADS[j] for j in order))
+    return None
+
+
 def _shape_problem(got, expected, case):
     """A sentence when one of the four has the wrong shape (a missing transpose names itself), else None."""
     sizes = {"T": case[0].shape[0], "d_model": case[0].shape[1], "d_ff": case[1].shape[1]}
@@ -598,12 +608,12 @@ def check_gated_mlp_backward(fn):
         expected = _autograd(*case)
         if _same_all(got, expected):
             continue
-        problem = _shape_problem(got, expected, case)
-        if problem is not None:
-            return wrong(EX6, say("{call}: {problem}.", call=call, problem=problem))
         for mistake in _BACKWARD_MISTAKES:
             if _same_all(got, mistake.answer(*case)):
                 return wrong(EX6, say("{call}: {mistake}", call=call, mistake=say(mistake.message)))
+        problem = _order_problem(got, expected) or _shape_problem(got, expected, case)
+        if problem is not None:
+            return wrong(EX6, say("{call}: {problem}.", call=call, problem=problem))
         right = [name for name, g, e in zip(_GRADS, got, expected, strict=True) if _close(g, e)]
         differ = [name for name in _GRADS if name not in right]
         return wrong(EX6, say("{call}: {differ} differ from autograd's, {right} agree. Follow the forward "
