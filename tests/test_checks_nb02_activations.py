@@ -289,3 +289,35 @@ def test_each_likely_valley_guess_is_named():
         fb = checks.check_valley_guess(guess, -0.7518)
         assert not fb and words in fb.message, (guess, fb.message)
     assert checks.check_valley_guess(-0.75, -0.7518)
+
+
+def test_a_unit_off_for_most_tokens_is_not_dead():
+    for threshold in (0.9, 0.95, 0.99):
+        def share_dead(H, threshold=threshold):
+            return int(((torch.as_tensor(H) <= 0).double().mean(dim=0) > threshold).sum())
+        fb = checks.check_dead_units(share_dead)
+        assert fb.status == "wrong" and "off for most tokens" in str(fb), (threshold, str(fb))
+
+
+def test_autograd_is_refused_where_the_text_rules_it_out():
+    def grad_by_autograd(x):
+        t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        torch.nn.functional.gelu(t).sum().backward()
+        return t.grad.numpy()
+
+    def grad_by_autograd_grad(x):
+        t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        (g,) = torch.autograd.grad(torch.nn.functional.gelu(t).sum(), t)
+        return g.numpy()
+
+    def dead_by_autograd(H):
+        H = torch.as_tensor(H).detach().double().requires_grad_(True)
+        torch.relu(H).sum().backward()
+        return int((H.grad == 0).all(dim=0).sum())
+
+    for check, fn in [(checks.check_gelu_grad, grad_by_autograd), (checks.check_gelu_grad, grad_by_autograd_grad),
+                      (checks.check_dead_units, dead_by_autograd)]:
+        fb = check(fn)
+        assert fb.status == "wrong" and "from autograd" in str(fb) and "by hand" in str(fb), str(fb)
+    assert checks.check_gelu_grad(lambda x: Phi(x) + x * phi(x))
+    assert checks.check_dead_units(lambda H: int((torch.as_tensor(H) <= 0).all(dim=0).sum()))

@@ -380,3 +380,18 @@ def test_shards_of_numpy_arrays_are_accepted():
 
     fb = checks.check_llama_split(numpy_split, llama_worker_forward)
     assert fb, fb.message
+
+
+def test_results_from_the_buffers_after_a_right_ring_are_named():
+    def ring_then_sum(buffers, send):
+        _, sent = ring(buffers, send)
+        return [sum(buffers)] * len(buffers), sent
+
+    def ring_then_stack(buffers, send):
+        results, sent = ring(buffers, send)
+        return [torch.stack(list(buffers)).sum(0)] + results[1:], sent
+
+    for answer, ranks in [(ring_then_sum, "worker 0, 1, 2"), (ring_then_stack, "worker 0's")]:
+        fb = checks.check_ring_all_reduce(answer)
+        assert not fb and "do not come from them" in str(fb) and ranks in str(fb), str(fb)
+    assert checks.check_ring_all_reduce(ring_all_reduce)

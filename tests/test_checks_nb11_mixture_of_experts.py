@@ -228,3 +228,28 @@ def test_every_wrong_prediction_is_named():
     for guess, words in named.items():
         fb = checks.check_experts_guess(guess, 8)
         assert not fb and words in fb.message, (guess, fb.message)
+
+
+def test_a_layer_with_top_k_hard_coded_is_named():
+    base = make_layer()
+
+    class Fixed(base):
+        def __init__(self, d_model, d_ff, n_experts, top_k):
+            super().__init__(d_model, d_ff, n_experts, 2)   # the argument ignored
+
+    fb = checks.check_moe_layer(Fixed)
+    assert not fb and "top_k=3" in str(fb) and "fixed in your code" in str(fb), str(fb)
+
+
+def test_an_argsort_not_asked_to_be_stable_is_named():
+    def unstable(experts, n_experts, capacity):
+        flat = experts.flatten()
+        order = flat.argsort()
+        counts = torch.bincount(flat, minlength=n_experts)
+        starts = torch.cumsum(counts, 0) - counts
+        place = torch.empty_like(flat)
+        place[order] = torch.arange(len(flat)) - starts[flat[order]]
+        return (place < capacity).view_as(experts)
+
+    fb = checks.check_capacity(unstable)
+    assert not fb and "stable=True" in str(fb), str(fb)

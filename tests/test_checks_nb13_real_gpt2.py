@@ -38,7 +38,7 @@ def test_not_attempted():
         assert fb.status == "not attempted" and "not attempted yet" in str(fb) and "Hint" not in str(fb)
 
 
-@pytest.mark.parametrize("fn", [gpt2.mlp_from_hf, ffn_from, by_state_dict,
+@pytest.mark.parametrize("fn", [ffn_from, by_state_dict,
                                 lambda m: ffn_from(m, dtype=torch.float64)])
 def test_right_ways_to_load_the_mlp(fn):
     fb = checks.check_mlp_from_hf(fn)
@@ -142,10 +142,10 @@ def test_the_check_hands_out_copies():
     def spoil(hf_mlp):
         with torch.no_grad():
             hf_mlp.c_fc.weight.zero_()
-        return gpt2.mlp_from_hf(hf_mlp)
+        return ffn_from(hf_mlp)
 
     assert checks.check_mlp_from_hf(spoil).status == "wrong"
-    assert checks.check_mlp_from_hf(gpt2.mlp_from_hf)    # the reference's model is untouched
+    assert checks.check_mlp_from_hf(ffn_from)    # the reference's model is untouched
 
 
 def restore_maker(change):
@@ -269,3 +269,56 @@ def test_checks_leave_the_global_generator_alone():
     checks.check_mlp_from_hf(lambda m: setattr(ffn := exact_gelu(m), "act", torch.nn.GELU()) or ffn)
     checks.check_restore_hook(restore_maker(only_first_run))
     assert torch.equal(state, torch.random.get_rng_state())
+
+
+def shared_views(hf_mlp):
+    """Right numbers, but the FFN's weights are views of GPT-2's own tensors."""
+    ffn = ffn_from(hf_mlp)
+    ffn.c_fc.weight = torch.nn.Parameter(hf_mlp.c_fc.weight.T)
+    ffn.c_proj.weight = torch.nn.Parameter(hf_mlp.c_proj.weight.T)
+    return ffn
+
+
+def nothing_copied(hf_mlp):
+    d_model, d_ff = hf_mlp.c_fc.weight.shape
+    return FFN(d_model, d_ff, activation="gelu_tanh")
+
+
+@pytest.mark.parametrize("fn, words", [
+    (gpt2.mlp_from_hf, "course's own gpt2.mlp_from_hf"),
+    (lambda m: gpt2.mlp_from_hf(m), "course's own gpt2.mlp_from_hf"),
+    (shared_views, "share memory with GPT-2's own tensors"),
+    (nothing_copied, "nothing was copied"),
+])
+def test_answers_that_are_not_the_learners_own_copy_are_named(fn, words):
+    fb = checks.check_mlp_from_hf(fn)
+    assert fb.status == "wrong" and words in str(fb), str(fb)
+    assert "biases are not" not in str(fb)
+
+
+def test_my_neuron_is_read_as_a_person_writes_it(capsys):
+    for written in [(10, 5), [10, 5], "neuron 10.5", "10.5", "(10, 5)", (torch.tensor(10), 5.0)]:
+        assert checks.neuron_picked(written, 12, 3072, default=(1, 2)) == (10, 5), written
+    assert capsys.readouterr().out == ""
+    assert checks.neuron_picked(None, 12, 3072, default=(1, 2)) == (1, 2)
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("written, words", [
+    ((12, 5), "blocks are 0 to 11"),
+    ((3, 3072), "units are 0 to 3071"),
+    ("the fifth one", "is not a neuron"),
+    (10.5, "is not a neuron"),
+])
+def test_a_neuron_that_is_not_one_is_named_and_replaced(capsys, written, words):
+    assert checks.neuron_picked(written, 12, 3072, default=(1, 2)) == (1, 2)
+    out = capsys.readouterr().out
+    assert out.startswith("[not yet] Exercise 2") and words in out and "neuron 1.2 instead" in out, out
+
+
+def test_the_value_bar_is_one_random_weights_clear_rarely():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    neurons, p = 12 * 256, 10 / 50257                  # GPT-2 small, as the notebook counts it
+    bar = int(scipy_stats.binom.isf(1e-3, neurons, p)) + 1
+    assert scipy_stats.binom.sf(bar - 1, neurons, p) <= 1e-3 < scipy_stats.binom.sf(bar - 2, neurons, p)
+    assert scipy_stats.binom.sf(1, neurons, p) > 0.1   # the old bar, 3x chance = 2 neurons, was cleared 1 in 8

@@ -126,6 +126,15 @@ def _code_of(fn):
     return getattr(fn, "__code__", None) if inspect.isfunction(fn) or inspect.ismethod(fn) else None
 
 
+def names_read(code):
+    """Every global and attribute name a code object (and the functions defined in it) reads."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= names_read(const)
+    return names
+
+
 def untouched(fn):
     """True when fn is still an exercise's stub: its body only returns None or raises NotImplementedError.
 

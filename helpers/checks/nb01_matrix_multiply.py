@@ -81,7 +81,7 @@ _ROWS_GUESSES = {
 
 
 def _whole(guess):
-    value = plain(guess)
+    value = plain(guess[0]) if isinstance(guess, (list, tuple)) and len(guess) == 1 else plain(guess)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
         return None
     return int(value)

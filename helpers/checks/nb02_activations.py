@@ -17,6 +17,7 @@ import scipy.special
 import torch
 
 from helpers import activations
+from helpers.checks.autograd_watch import autograd_used
 from helpers.checks.compare import arrays, exact, number
 from helpers.checks.core import attempt, referee, wrong
 from helpers.checks.runner import Check, Mistake, Prediction
@@ -89,7 +90,29 @@ def _close(got, expected, tol=1e-6):
     return arr.shape == np.shape(expected) and bool(np.all(np.abs(arr - expected) <= tol))
 
 
-check_gelu_grad = Check(
+_BY_HAND = {   # what each exercise does instead of autograd
+    "Exercise 2 (GELU's derivative)": say("the product rule on x * Phi(x), written with numpy"),
+    "Exercise 3 (count the dead units)": say("a test of where ReLU's slope is 0, read from H itself"),
+}
+
+
+@dataclass(frozen=True)
+class _ByHand(Check):
+    """A Check whose right answer must not come from autograd, which is what it is compared with."""
+
+    def _judge(self, answer):
+        fb = super()._judge(answer)
+        if fb.status != "correct" or not callable(answer):
+            return fb
+        used = autograd_used(answer, *self.cases[0])
+        if not used:
+            return fb
+        return wrong(self.exercise, say("{name} gets its answer from autograd ({what}): the check compares you "
+                                        "with autograd, and the exercise rules it out. Write it by hand: {how}.",
+                                        name=self.name, what=", ".join(used), how=_BY_HAND[self.exercise]))
+
+
+check_gelu_grad = _ByHand(
     "Exercise 2 (GELU's derivative)",
     reference=activations.gelu_grad,
     cases=[(_X,)],
@@ -160,6 +183,17 @@ _WEAK = torch.tensor([[0.02, -0.001, 1e-9, -0.5, 2.0],
 
 
 @functools.cache
+def _mostly_off(T=200):
+    """(T, 6): unit 0 dead; units 1-4 off for all tokens but 1, 15, 50 and 100 of them (99.5% to 50% off);
+    unit 5 on for every token. A unit off for most tokens, but not all, still learns: only unit 0 is dead."""
+    gen = torch.Generator().manual_seed(3)
+    H = -(torch.rand(T, 6, generator=gen, dtype=torch.float64) + 0.01)
+    for unit, on in ((1, 1), (2, 15), (3, 50), (4, 100), (5, T)):
+        H[:on, unit] = 30 - H[:on, unit]   # large where on: no threshold on the mean activation counts it
+    return H
+
+
+@functools.cache
 def _pushed_pre_activations(d_model=16, d_ff=64, T=256, n_pushed=16):
     """Pre-activations (T, d_ff) of an up-projection whose first n_pushed biases were pushed down by 3.
 
@@ -181,7 +215,7 @@ class _Cases(list):
 
     def _filled(self):
         if list.__len__(self) == 0:
-            self.extend([(_SMALL,), (_WEAK,), (_pushed_pre_activations(),)])
+            self.extend([(_SMALL,), (_WEAK,), (_mostly_off(),), (_pushed_pre_activations(),)])
         return self
 
     def __getitem__(self, i):
@@ -198,11 +232,18 @@ def _weak_count(H, threshold):
     return int((torch.relu(torch.as_tensor(H)).mean(dim=0) < threshold).sum())
 
 
+def _off_share_count(H):
+    """The counts a threshold on the share of tokens a unit is off for gives (50% to 99.9%, > and >=)."""
+    share = (torch.as_tensor(H) <= 0).double().mean(dim=0)
+    return {int((share > t).sum()) for t in (0.5, 0.8, 0.9, 0.95, 0.99, 0.999)} | {
+        int((share >= t).sum()) for t in (0.5, 0.8, 0.9, 0.95, 0.99, 0.999)}
+
+
 def _is_number(value):
     return isinstance(value, (int, float, np.number)) or (isinstance(value, torch.Tensor) and value.numel() == 1)
 
 
-check_dead_units = Check(
+check_dead_units = _ByHand(
     "Exercise 3 (count the dead units)",
     reference=dead_units,
     cases=_Cases(),
@@ -213,6 +254,11 @@ check_dead_units = Check(
                 "still sends it a gradient: test `H <= 0` for every token, with no threshold.",
                 when=lambda got, H: _is_number(got) and int(got) != dead_units(H) and any(
                     int(got) == _weak_count(H, t) for t in (1e-1, 5e-2, 1e-2, 1e-3, 1e-4, 1e-6))),
+        Mistake("{call} counts units that are off for most tokens (a share above a threshold such as 90%); a "
+                "unit that one token in 200 switches on still learns from that token. Dead means off for every "
+                "token: no threshold on the share.",
+                when=lambda got, H: _is_number(got) and int(got) != dead_units(H)
+                and int(got) in _off_share_count(H)),
         Mistake("{call} counts units whose mean pre-activation is 0 or below; a unit with a negative mean can "
                 "still be switched on by one token. Dead means off for every token.",
                 when=lambda got, H: _is_number(got) and int(got) != dead_units(H)

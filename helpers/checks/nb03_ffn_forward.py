@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers import activations, capacity
-from helpers.checks.core import attempt, correct, outcome, referee, wrong
+from helpers.checks.core import attempt, correct, names_read, outcome, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
 from helpers.checks.show import describe, plain, say, shape_str
@@ -222,16 +222,9 @@ _LEAST_SQUARES = ("your function solves for the weights ({solver}): that is leas
 _NO_ZERO_GRAD = ("c_proj's gradient piles up: {steps} backward passes found the previous gradient still in "
                  ".grad and added to it, so every step follows the sum of all earlier gradients. Clear them every "
                  "step with opt.zero_grad() before loss.backward(); training longer will not fix it.")
+
+
 _SOLVERS = ("lstsq", "pinv", "solve", "inv", "fit_down_proj", "svd", "qr", "cholesky")
-
-
-def _names_in(code):
-    """Every global and attribute name the code object (and the functions defined in it) reads."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if hasattr(const, "co_names"):
-            names |= _names_in(const)
-    return names
 
 
 def _solver_used(names, fn):
@@ -239,7 +232,7 @@ def _solver_used(names, fn):
     ran = sorted({n for n in names if n.rsplit(".", 1)[-1].removeprefix("linalg_") in _SOLVERS})
     codes = [getattr(f, "__code__", None) for f in [fn, *(c.cell_contents for c in getattr(fn, "__closure__", None)
                                                           or () if callable(c.cell_contents))]]
-    named = sorted({n for code in codes if code is not None for n in _names_in(code) if n in _SOLVERS})
+    named = sorted({n for code in codes if code is not None for n in names_read(code) if n in _SOLVERS})
     return ", ".join(ran or named) or None
 
 

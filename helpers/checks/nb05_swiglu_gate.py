@@ -12,17 +12,20 @@
 """
 
 import functools
+import itertools
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import scipy.optimize
 import torch
 import torch.nn.functional as F
 
 from helpers import activations
+from helpers.checks.autograd_watch import AutogradWatch
 from helpers.checks.cases import Named, pair
 from helpers.checks.compare import number
-from helpers.checks.core import attempt, correct, outcome, referee, wrong
+from helpers.checks.core import attempt, correct, fresh, outcome, referee, unchanged, wrong
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake
@@ -174,9 +177,31 @@ def _transposed(got, state):
         and split[k].shape[0] != split[k].shape[1] for k in split)
 
 
+@dataclass(frozen=True)
+class _KeepsCheckpoint(Check):
+    """Exercise 2's check: right on every case, and the caller's checkpoint left as it was, even when the
+    answer is that same dict, changed in place (keys popped out of it, new ones put in)."""
+
+    def _judge(self, split):
+        fb = super()._judge(split)
+        if fb.status != "correct" or not callable(split):
+            return fb
+        for (state,) in self.cases:
+            given = fresh(state)
+            attempt(split, given, copies=False)
+            if not unchanged(state, given):
+                now = ", ".join(repr(k) for k in given)
+                return wrong(self.exercise, say(
+                    "{call} changed the checkpoint it was given (its keys are now {now}): popping keys out of the "
+                    "caller's state_dict, or putting new ones in, leaves the caller with a checkpoint that no "
+                    "longer loads into the fused model. Build a new dict and leave `state` as it was.",
+                    call=call_str(self.name, (state,)), now=now))
+        return fb
+
+
 _SPLIT_CASES = _Lazy(lambda: [(_fused_state(D_MODEL, D_FF, seed=5),), (_fused_state(6, 16, seed=6),)])
 
-check_split_gate_up = Check(
+check_split_gate_up = _KeepsCheckpoint(
     "Exercise 2 (load a fused checkpoint)",
     reference=_split,
     cases=_SPLIT_CASES,
@@ -412,9 +437,6 @@ check_gate_preactivation = Check(
 
 EX6 = "Exercise 6 (the gated MLP's backward pass)"
 _GRADS = ("dW_gate", "dW_up", "dW_down", "dx")
-_AUTOGRAD = {"backward", "grad", "vjp", "jacrev", "jacfwd", "jacobian", "requires_grad_"}
-
-
 def _silu_slope(z):
     """SiLU'(z) = sigmoid(z) * (1 + z * (1 - sigmoid(z)))."""
     s = torch.sigmoid(z)
@@ -505,21 +527,6 @@ _BACKWARD_MISTAKES = [
 ]
 
 
-class _Recorder(torch.overrides.TorchFunctionMode):
-    """Records the names of the torch functions the learner's code calls."""
-
-    def __init__(self):
-        super().__init__()
-        self.names = set()
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        self.names.add(getattr(func, "__name__", ""))
-        if kwargs.get("requires_grad"):
-            self.names.add("requires_grad_")
-        return func(*args, **kwargs)
-
-
 def _close(got, expected):
     """True when got is a tensor of expected's shape within float64 rounding of it."""
     return (isinstance(got, torch.Tensor) and tuple(got.shape) == tuple(expected.shape)
@@ -528,6 +535,15 @@ def _close(got, expected):
 
 def _same_all(got, expected):
     return all(_close(g, e) for g, e in zip(got, expected, strict=True))
+
+
+def _order_problem(got, expected):
+    """A sentence when the four gradients are right but returned in another order, else None."""
+    for order in itertools.permutations(range(4)):
+        if order != (0, 1, 2, 3) and all(_close(got[i], expected[j]) for i, j in enumerate(order)):
+            return say("your four gradients are right, but in another order: you returned ({got}); return them as "
+                       "(dW_gate, dW_up, dW_down, dx)", got=", ".join(_GRADS[j] for j in order))
+    return None
 
 
 def _shape_problem(got, expected, case):
@@ -565,7 +581,7 @@ def check_gated_mlp_backward(fn):
     for i, case in enumerate(_BACKWARD_CASES):
         call = call_str("gated_mlp_backward", case)
         given = tuple(t.clone() for t in case)
-        recorder = _Recorder()
+        recorder = AutogradWatch()
         with recorder:
             got = attempt(fn, *given, copies=False)
         if isinstance(got, BaseException) and _raised(call, got) is not None:
@@ -573,7 +589,7 @@ def check_gated_mlp_backward(fn):
         early = outcome(EX6, call, got, first=i == 0)
         if early is not None:
             return early
-        used = sorted(recorder.names & _AUTOGRAD)
+        used = recorder.used()
         if used or any(isinstance(t, torch.Tensor) and (t.requires_grad or t.grad_fn is not None)
                        for t in (got if isinstance(got, (tuple, list)) else ())):
             return wrong(EX6, say("{call} used autograd ({what}): the exercise is the backward pass by hand, "
@@ -592,12 +608,12 @@ def check_gated_mlp_backward(fn):
         expected = _autograd(*case)
         if _same_all(got, expected):
             continue
-        problem = _shape_problem(got, expected, case)
-        if problem is not None:
-            return wrong(EX6, say("{call}: {problem}.", call=call, problem=problem))
         for mistake in _BACKWARD_MISTAKES:
             if _same_all(got, mistake.answer(*case)):
                 return wrong(EX6, say("{call}: {mistake}", call=call, mistake=say(mistake.message)))
+        problem = _order_problem(got, expected) or _shape_problem(got, expected, case)
+        if problem is not None:
+            return wrong(EX6, say("{call}: {problem}.", call=call, problem=problem))
         right = [name for name, g, e in zip(_GRADS, got, expected, strict=True) if _close(g, e)]
         differ = [name for name in _GRADS if name not in right]
         return wrong(EX6, say("{call}: {differ} differ from autograd's, {right} agree. Follow the forward "

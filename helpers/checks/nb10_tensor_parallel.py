@@ -349,6 +349,30 @@ class Ring:
         return self   # the learner's function must use this very wire, so that the check sees the traffic
 
 
+class _OffsetRing(Ring):
+    """A wire that hands the neighbour every number plus 1: a ring's results then differ from the sum, and
+    results that still equal it were computed from the buffers again, not from what send handed."""
+
+    def __call__(self, rank, chunk, data):
+        return super().__call__(rank, chunk, data) + 1.0
+
+
+def _results_bypass_ring(ring_all_reduce, n):
+    """The ranks whose results are the buffers' sum even when send hands other numbers (none: [])."""
+    buffers = _buffers(n)
+    got = attempt(ring_all_reduce, Buffers(t.clone() for t in buffers), _OffsetRing(n), copies=False)
+    parts = _ring_parts(got, n) if not isinstance(got, BaseException) else None
+    if parts is None or isinstance(parts, str):
+        return []
+    return [rank for rank, mine in enumerate(parts[0]) if arrays(atol=1e-10, rtol=1e-10)(mine, buffers.total) is None]
+
+
+_BYPASS = ("{call}: the sends are a ring's, but the results do not come from them: when send hands the workers "
+           "other numbers, worker {ranks}'s result stays the sum of the buffers. Build results[r] from worker "
+           "r's chunks as send handed them (torch.cat(chunks[r])), never from the buffers again (sum(buffers), "
+           "torch.stack(buffers).sum(0)).")
+
+
 def _shares(buffers, c, data):
     """Whose chunk c the sent numbers hold, as a whole number per worker (2: that worker's share twice), or None."""
     parts = torch.stack([buffers.parts[r][c] for r in range(len(buffers))], dim=1)   # (chunk numbers, N)
@@ -587,6 +611,9 @@ def check_ring_all_reduce(ring_all_reduce):
             return wrong(EX3, say("{call} {problem}.", call=call, problem=problem))
         if problem is not None:
             return wrong(EX3, say("{call}: {problem}", call=call, problem=problem))
+        bypass = _results_bypass_ring(ring_all_reduce, n)
+        if bypass:
+            return wrong(EX3, say(_BYPASS, call=call, ranks=", ".join(str(r) for r in bypass)))
     return correct(EX3, say("every chunk went round the ring: N - 1 reduce-scatter steps, each adding one worker's "
                             "share, then N - 1 all-gather steps passing the finished chunk on; each worker sent "
                             "2 (N - 1) chunks, 2 (N - 1) / N of its buffer, and ends with the sum."))

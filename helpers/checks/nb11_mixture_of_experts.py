@@ -17,7 +17,7 @@ from helpers.checks.core import MISSING, attempt, correct, referee, wrong
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake
-from helpers.checks.show import say
+from helpers.checks.show import describe, say
 from helpers.checks.state import seeded
 from helpers.moe import MoE
 
@@ -202,9 +202,13 @@ class _Calls(TorchFunctionMode):
     def __init__(self):
         super().__init__()
         self.names = set()
+        self.unstable = False
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        self.names.add(getattr(func, "__name__", ""))
+        name = getattr(func, "__name__", "")
+        self.names.add(name)
+        if name in ("sort", "argsort") and not (kwargs or {}).get("stable"):
+            self.unstable = True   # a sort whose ties come back in any order
         return func(*args, **(kwargs or {}))
 
 
@@ -255,6 +259,33 @@ def _dispatch_problem(cls):
     return None
 
 
+def _other_k_problem(cls, k=3):
+    """A sentence when the layer, built with top_k=k, does not compute MoE(..., top_k=k); else None."""
+    with seeded(11):
+        reference = _Reference(D_MODEL, D_FF, N_EXPERTS, k).double()
+    layer = attempt(cls, D_MODEL, D_FF, N_EXPERTS, k)
+    if isinstance(layer, BaseException) or layer is MISSING or not isinstance(layer, nn.Module):
+        return say("built with top_k={k} it did not make a layer ({got})", k=k, got=describe(layer))
+    layer = layer.double()
+    layer.load_state_dict(reference.state_dict())
+    with torch.no_grad():
+        got, want = layer(_tokens()), reference(_tokens())
+    if isinstance(got, tuple):
+        got = got[0]
+    if isinstance(got, torch.Tensor) and got.shape == want.shape and torch.allclose(got, want, atol=1e-9):
+        return None
+    with torch.no_grad():
+        two = _Reference(D_MODEL, D_FF, N_EXPERTS, TOP_K).double()
+        two.load_state_dict(reference.state_dict())
+        as_two = isinstance(got, torch.Tensor) and got.shape == want.shape and torch.allclose(got, two(_tokens()), atol=1e-9)
+    if as_two:
+        return say("built with top_k={k} it still mixes {two} experts per token: the number of experts is fixed "
+                   "in your code. Keep the top_k your __init__ is given (self.top_k) and use it where the router "
+                   "picks the experts.", k=k, two=TOP_K)
+    return say("built with top_k={k} its output is not MoE's with top_k={k}: every place that depends on how many "
+               "experts a token picks must read the top_k your __init__ is given", k=k)
+
+
 @referee(_module_check.exercise)
 def check_moe_layer(cls):
     """Exercise 3: MoELayer(d_model, d_ff, n_experts, top_k) loaded with MoE's state_dict, then watched."""
@@ -280,7 +311,7 @@ def _check_moe_layer(cls):
     if not result:
         return result
     try:
-        problem = _dispatch_problem(cls)
+        problem = _dispatch_problem(cls) or _other_k_problem(cls)
     except Exception as err:  # noqa: BLE001 - a layer that passed once and fails now is described, not raised
         problem = say("running your layer a second time raised {kind}: {said}", kind=type(err).__name__,
                       said=str(err))
@@ -322,6 +353,32 @@ _ROUTES = [
     (torch.tensor([[0, 1], [1, 0], [0, 1]]), 2, 3),                 # nothing over capacity
 ]
 
+
+def _many_ties(T=40, n_experts=4, k=2, seed=4):
+    """T tokens' top-k routes over few experts: 80 assignments, about 20 per expert, where torch's argsort
+    without stable=True returns the ties of one expert out of token order (it does from about 48 on)."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.stack([torch.randperm(n_experts, generator=g)[:k] for _ in range(T)])
+
+
+_ROUTES.append((_many_ties(), 4, 12))
+
+
+def _by_unstable_sort(experts, n_experts, capacity):
+    """Places in each expert's queue read off an argsort that was not asked to be stable."""
+    flat = experts.flatten()
+    order = flat.argsort()
+    ranked = flat[order]
+    place = torch.empty_like(flat)
+    place[order] = torch.arange(len(flat)) - torch.searchsorted(ranked, ranked)
+    return (place < capacity).view_as(experts)
+
+
+_UNSTABLE = ("your places in the queue come from a sort that was not asked to be stable: torch.sort and argsort "
+             "return equal keys (assignments to the same expert) in any order unless you pass stable=True, so "
+             "the first `capacity` of an expert are not its first in token order. Pass stable=True, or count "
+             "with a running sum.")
+
 class _ChangedInPlace:
     """What the learner's function returned, when it also changed the `experts` it was given."""
 
@@ -345,6 +402,7 @@ _CAPACITY = Check(
                 "and leave the caller's tensor as it came.", when=lambda got, *case: isinstance(got, _ChangedInPlace)),
         Mistake(_SORTED_LAYOUT, answer=lambda e, n, c: within_capacity(e.sort(dim=-1).values, n, c)),
         Mistake(_SORTED_LAYOUT, answer=lambda e, n, c: within_capacity(e.flatten().sort().values.view_as(e), n, c)),
+        Mistake(_UNSTABLE, answer=_by_unstable_sort),
         Mistake("each expert keeps one assignment too many: with a 0-based place in the queue, keep "
                 "place < capacity (or a 1-based count <= capacity).",
                 answer=lambda e, n, c: within_capacity(e, n, c + 1)),
@@ -381,4 +439,11 @@ def check_capacity(fn):
         got = fn(mine, n_experts, capacity)
         return got if got is None or torch.equal(mine, experts) else _ChangedInPlace(got)
     guarded.__wrapped__ = fn   # the runner reads the learner's stub through the wrapper
-    return _CAPACITY(guarded)
+    fb = _CAPACITY(guarded)
+    if fb.status != "correct":
+        return fb
+    with _Calls() as calls:
+        attempt(fn, *_ROUTES[-1])
+    if calls.unstable:
+        return wrong(_CAPACITY.exercise, say(_UNSTABLE))
+    return fb

@@ -13,6 +13,7 @@ Each check builds its own models from a local torch.Generator and hands the lear
 """
 
 import copy
+import inspect
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -21,7 +22,7 @@ from torch.overrides import TorchFunctionMode
 
 from helpers import gpt2, kv_memory
 from helpers.checks.compare import arrays
-from helpers.checks.core import correct, explained_calls, referee, wrong
+from helpers.checks.core import correct, explained_calls, names_read, referee, wrong
 from helpers.checks.nb12_kv_memory_editing import NamedChoice
 from helpers.checks.runner import Check, Mistake
 from helpers.checks.show import Text, one_line, say
@@ -221,6 +222,26 @@ def _logits_and_tokens(got, expected):
     return None
 
 
+def _weights_copied(got, square):
+    """Every FFN holds its block's two weights (transposed, as nn.Linear stores them)."""
+    model, _ = _case(square)
+    return all(torch.equal(ffn.c_fc.weight.detach().cpu().float(), block.mlp.c_fc.weight.detach().T)
+               and torch.equal(ffn.c_proj.weight.detach().cpu().float(), block.mlp.c_proj.weight.detach().T)
+               for ffn, block in zip(got.modules, gpt2.blocks(model), strict=False))
+
+
+def _nothing_copied(got, square):
+    """No FFN holds any of its block's four tensors, in either layout: built, never filled."""
+    model, _ = _case(square)
+    for ffn, block in zip(got.modules, gpt2.blocks(model), strict=False):
+        for name in ("c_fc", "c_proj"):
+            for part in ("weight", "bias"):
+                mine = getattr(getattr(ffn, name), part, None)
+                if isinstance(mine, torch.Tensor) and _which(mine.detach().cpu().float(), block.mlp) is not None:
+                    return False
+    return True
+
+
 def _biases_left_out(got, square):
     """The FFNs have no biases, or biases that are not the block's (left at nn.Linear's random start)."""
     model, _ = _case(square)
@@ -259,9 +280,13 @@ _MLP_FROM_HF = Check(
         Mistake("the weights are right but the activation is exact GELU, x * Phi(x): GPT-2 uses the tanh "
                 'formula (activation="gelu_tanh"; FFN\'s default is "gelu", the exact one).',
                 answer=lambda square: _ffn_variant(square, activation="gelu")),
+        Mistake("your FFN holds none of the block's tensors: it was built, but nothing was copied into it, so it "
+                "computes with nn.Linear's random start. Copy the block's two weights (transposed) and two biases "
+                "into it.", when=lambda got, square: isinstance(got, Run) and _nothing_copied(got, square)),
         Mistake("the weights are right but the biases are not: GPT-2's Conv1D has a bias in c_fc and in "
                 "c_proj; copy both (hf_mlp.c_fc.bias, hf_mlp.c_proj.bias).",
-                when=lambda got, square: isinstance(got, Run) and _biases_left_out(got, square)),
+                when=lambda got, square: isinstance(got, Run) and _weights_copied(got, square)
+                and _biases_left_out(got, square)),
     ],
     compare=_logits_and_tokens,
     success="your FFN holds GPT-2's weights: swapped into every block, the logits agree within 1e-4 and "
@@ -270,15 +295,46 @@ _MLP_FROM_HF = Check(
 )
 
 
+def _hands_over(fn):
+    """True when fn is, or calls, the course's own gpt2.mlp_from_hf."""
+    target = inspect.unwrap(fn) if callable(fn) else fn
+    if target is gpt2.mlp_from_hf or getattr(target, "__module__", "") == gpt2.__name__:
+        return True
+    code = getattr(target, "__code__", None)
+    return code is not None and "mlp_from_hf" in names_read(code)
+
+
+def _shared_storage(fn):
+    """The FFN tensors that share memory with the GPT2MLP they were built from (a view, not a copy), by name."""
+    model, _ = _case(False)
+    hf_mlp = copy.deepcopy(gpt2.blocks(model)[0].mlp)
+    with torch.random.fork_rng(devices=[]):
+        ffn = fn(hf_mlp)
+    theirs = {t.untyped_storage().data_ptr() for t in hf_mlp.parameters()}
+    return [name for name, t in ffn.named_parameters() if t.untyped_storage().data_ptr() in theirs]
+
+
+_SHARED = ("your FFN's {names} share memory with GPT-2's own tensors (a view such as .T, or the same Parameter, "
+           "not a copy): an edit to the FFN would change the GPT-2 model it came from, and the other way round. "
+           "Copy the numbers into the FFN's own tensors (copy_ under torch.no_grad(), or .T.clone()).")
+
+
 def check_mlp_from_hf(fn):
     """Exercise 1: mlp_from_hf(hf_mlp) -> a course FFN with that block's weights and GPT-2's tanh GELU."""
     if fn is None:
         return _MLP_FROM_HF(None)
+    if _hands_over(fn):
+        return wrong(EX1, say("your mlp_from_hf hands the work to the course's own gpt2.mlp_from_hf: the exercise "
+                              "is to write it yourself, reading the shapes and copying the four tensors."))
 
     def swapped(square):
         return _swapped(square, fn)
     swapped.__wrapped__ = fn   # the runner reads the learner's stub through the wrapper
-    return _MLP_FROM_HF(swapped)
+    fb = _MLP_FROM_HF(swapped)
+    if fb.status != "correct":
+        return fb
+    shared = _shared_storage(fn)
+    return wrong(EX1, say(_SHARED, names=", ".join(shared))) if shared else fb
 
 
 # --- Exercise 2 ---
@@ -298,7 +354,57 @@ _VALUE_MISTAKES = [
             "a value that raises the tokens that usually come after its key's pattern does just that.",
             when=lambda guess, actual: guess[1] == "no" and actual[1] == "yes"),
 ]
-_VALUE = NamedChoice("Exercise 2 (predict what values say)", why=_VALUE_WHY, choices=_PAIRS,
+EX2 = "Exercise 2 (predict what values say)"
+
+
+def _whole(value):
+    """value as an int when it is a whole number (a numpy or torch scalar too), else None."""
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if hasattr(value, "item") and not isinstance(value, (list, tuple, str)):
+        value = value.item()
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
+def _neuron(value):
+    """(block, unit) from a pair, or from text as the table writes it ("neuron 10.5", "10.5", "(10, 5)")."""
+    if isinstance(value, str):
+        text = value.strip().casefold().removeprefix("neuron").strip(" ()[]")
+        parts = [p for p in text.replace(",", " ").replace(".", " ").split() if p]
+        value = [int(p) for p in parts if p.lstrip("-").isdigit()] if len(parts) == 2 else None
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        return None
+    block, unit = (_whole(v) for v in value)
+    return None if block is None or unit is None else (block, unit)
+
+
+def neuron_picked(my_neuron, n_layer, d_ff, default):
+    """Exercise 2's neuron: my_neuron read as (block, unit); None gives the default silently, anything else
+    that is not a neuron of this model prints why and gives the default."""
+    if my_neuron is None:
+        return default
+    picked = _neuron(my_neuron)
+    if picked is None:
+        problem = say("my_neuron = {got} is not a neuron: write it as (block, unit), two whole numbers, as the "
+                      "table names it (neuron 10.5 is (10, 5)).", got=one_line(repr(my_neuron), 80))
+    elif not 0 <= picked[0] < n_layer:
+        problem = say("my_neuron's block is {block}, but this model's blocks are 0 to {last}.", block=picked[0],
+                      last=n_layer - 1)
+    elif not 0 <= picked[1] < d_ff:
+        problem = say("my_neuron's unit is {unit}, but a block's units are 0 to {last}.", unit=picked[1],
+                      last=d_ff - 1)
+    else:
+        return picked
+    print(wrong(EX2, say("{problem} The cells below use neuron {block}.{unit} instead.", problem=problem,
+                         block=default[0], unit=default[1])))
+    return default
+
+
+_VALUE = NamedChoice(EX2, why=_VALUE_WHY, choices=_PAIRS,
                      variable="my_value_guess", mistakes=_VALUE_MISTAKES)
 _MEASURED = "on the model running now the answer is"
 

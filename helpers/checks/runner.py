@@ -145,16 +145,45 @@ def _answer(value):
     return value
 
 
+# The words a person writes for a choice, besides the choice itself (each compared as `_words` reads it).
+SYNONYMS = {
+    "falls": ("decreases", "drops", "goes down", "shrinks", "falling", "decreasing", "it falls", "down"),
+    "grows": ("rises", "increases", "goes up", "growing", "rising", "increasing", "it grows", "up"),
+    "stays about the same": ("stays the same", "about the same", "the same", "stays", "constant", "unchanged",
+                             "flat", "same"),
+    "yes": ("y", "true"),
+    "no": ("n", "false"),
+}
+_EDGES = " \t\n.,;:!?'\"`()[]{}“”‘’。"
+
+
+def _words(text):
+    """A word answer as a person means it: case-folded, surrounding punctuation and spaces dropped, inner
+    spacing made single ("  Linear in V only. " reads "linear in v only")."""
+    return " ".join(text.casefold().strip(_EDGES).split())
+
+
 def _choice(guess, choices):
-    """The choice the guess names (a tuple for a list, any case and spacing for a string), or None."""
+    """The choice the guess names (a tuple for a list; for a string any case, spacing and surrounding
+    punctuation, or an obvious synonym), or None."""
     for choice in choices:
         if same(guess, choice):
             return choice
         if isinstance(guess, (list, tuple)) and isinstance(choice, (list, tuple)) and same(list(guess), list(choice)):
             return choice
-        if isinstance(guess, str) and isinstance(choice, str) and guess.strip().casefold() == choice.casefold():
-            return choice
+    if isinstance(guess, str):
+        said = _words(guess)
+        for choice in choices:
+            if isinstance(choice, str) and said in (_words(choice), *(_words(w) for w in SYNONYMS.get(_words(choice), ()))):
+                return choice
     return None
+
+
+def _read_number(guess):
+    """The number a guess written another way holds: [3] or (3,) is 3, "12.9" is 12.9; else None."""
+    if isinstance(guess, (list, tuple)) and len(guess) == 1 and _is_real(plain(guess[0])):
+        return plain(guess[0])
+    return _parsed(guess)
 
 
 def _is_real(value):
@@ -274,6 +303,12 @@ class Prediction:
         text = say(self.fmt, value)
         return str(text) if text != self.fmt else show(value)
 
+    def _read_wrong(self, mistyped, number, actual):
+        """How the guess is written, then why the number it holds is not the answer either."""
+        return say("{mistyped} Read as {number}, it is not right either: you predicted {number}, {answer} {actual}. "
+                   "{why}", mistyped=mistyped, number=self._shown(number), answer=self.answer,
+                   actual=self._shown(actual), why=self.why)
+
     def _judge(self, guess, actual):
         if guess is None or guess is Ellipsis:
             return not_attempted(
@@ -284,12 +319,19 @@ class Prediction:
         if self.choices is not None:
             choice = _choice(guess, self.choices)
             if choice is None and mistyped is not None:
+                number = _read_number(guess)
+                read = _choice(number, self.choices) if number is not None else None
+                if read is not None and not same(read, actual):
+                    return wrong(self.exercise, self._read_wrong(mistyped, read, actual))
                 return wrong(self.exercise, mistyped)
             if choice is None:
                 return wrong(self.exercise, say("{variable} = {guess} is not one of {choices}.", variable=self.variable,
                                                 guess=show(guess), choices=str(list(self.choices))))
             guess, right = choice, same(choice, actual)
         else:
+            number = _read_number(guess) if mistyped is not None else None
+            if number is not None and abs(number - actual) > self.rel * abs(actual):
+                return wrong(self.exercise, self._read_wrong(mistyped, number, actual))
             if mistyped is not None:
                 return wrong(self.exercise, mistyped)
             if isinstance(guess, bool) or not isinstance(guess, (int, float)):
@@ -303,6 +345,11 @@ class Prediction:
                                                 "then run this check again.", guess=guess, percent=100 * guess,
                                                 variable=self.variable))
             right = abs(guess - actual) <= self.rel * abs(actual)
+            if not right and 0 < abs(actual) <= 1 < abs(guess) <= 100 and abs(guess / 100 - actual) <= self.rel * abs(actual):
+                return wrong(self.exercise, say("you wrote {guess:g}, a percent; the question asks for a fraction, "
+                                                "{fraction:g} as you meant it: set {variable} = {fraction:g}, then run "
+                                                "this check again.", guess=guess, fraction=guess / 100,
+                                                variable=self.variable))
         said = say("you predicted {guess}, {answer} {actual}. {why}", guess=self._shown(guess), answer=self.answer,
                    actual=self._shown(actual), why=self.why)
         return (correct if right else wrong)(self.exercise, said)
