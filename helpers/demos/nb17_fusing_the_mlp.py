@@ -33,8 +33,8 @@ def _bytes(model, T, dtype):
 
 def _title(model, T, dtype, measured):
     weights, eager, fused = _bytes(model, T, dtype)
-    text = (f"T = {T:,}, {dtype}: between the matmuls, eager moves {eager / weights:.2g}x the weights' bytes, "
-            f"fused {fused / weights:.2g}x")
+    text = (f"T = {T:,}, {dtype}: between the matmuls, eager moves {eager / weights:.2g}x\n"
+            f"the weights' bytes, fused {fused / weights:.2g}x")
     times = measured.get(T) if model.startswith("GPT-2") and dtype == "float32" else None
     if times:
         text += "\nmeasured here: " + ", ".join(f"{name} {format_seconds(s)}" for name, s in times.items())
@@ -51,9 +51,11 @@ def make(measured=None):
         bars = ax.barh(range(3), values, color=[COLORS["mlp"], COLORS["kv"], COLORS["silu"]], height=0.6)
         ax.set_yticks(range(3), ROWS)
         ax.invert_yaxis()
+        ax.set_axisbelow(True)                 # the grid under the bars, as a repaint draws them
         ax.set_xscale("log")
         ax.set_xlim(1e3, 1e10)
         ax.set_xlabel("bytes per MLP call (log scale)")
+        ax.set_ylabel("what is read or written")
         ax.set_title(" ", y=1.0, fontsize=10)
         fig.subplots_adjust(left=0.2, right=0.97, bottom=0.2, top=0.8)
         title = in_place(ax.title)
