@@ -11,14 +11,15 @@ from helpers.demos import (
     nb01_matrix_multiply,
     nb02_activations,
     nb03_ffn_forward,
+    nb04_network_3d,
     nb05_swiglu_gate,
     nb07_position_wise,
     nb08_the_block,
 )
 
 HANGUL = re.compile("[\uac00-\ud7a3]")
-SPEAKING = [nb01_matrix_multiply, nb02_activations, nb03_ffn_forward, nb05_swiglu_gate, nb07_position_wise,
-            nb08_the_block]
+SPEAKING = [nb01_matrix_multiply, nb02_activations, nb03_ffn_forward, nb04_network_3d, nb05_swiglu_gate,
+            nb07_position_wise, nb08_the_block]
 
 
 @pytest.fixture
