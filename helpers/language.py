@@ -195,3 +195,9 @@ def translate(text, language=None):
     if language == "en":
         return str(text)
     return _translated(text, catalog(language))
+
+
+def said(template, *args, **values):
+    """say(template, ...) translated into the current language at once: a demo's or a plot's label,
+    title or control, read when the figure is made (`said("output g * u")`)."""
+    return translate(say(template, *args, **values))

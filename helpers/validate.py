@@ -9,6 +9,8 @@ import math
 import numbers
 import os
 
+from helpers.language import said, say
+
 np = torch = None  # imported by the first check of an array or tensor (_arrays)
 
 
@@ -102,21 +104,23 @@ def _float_hint(value):
     """' (a float; write 16)' for 16.0: the usual slip behind a float where a count belongs."""
     if isinstance(value, numbers.Real) and not _whole(value) and math.isfinite(value) \
             and value == int(value):
-        return f" (a float; write {int(value)})"
+        return say(" (a float; write {whole})", whole=int(value))
     return ""
 
 
 def positive_int(value, name):
     """Require a whole number >= 1."""
     if not _whole(value) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}{_float_hint(value)}")
+        raise ValueError(said("{name} must be a positive integer, got {value!r}{hint}", name=name, value=value,
+                              hint=_float_hint(value)))
     return int(value)
 
 
 def non_negative_int(value, name):
     """Require a whole number >= 0."""
     if not _whole(value) or value < 0:
-        raise ValueError(f"{name} must be a whole number >= 0, got {value!r}{_float_hint(value)}")
+        raise ValueError(said("{name} must be a whole number >= 0, got {value!r}{hint}", name=name, value=value,
+                              hint=_float_hint(value)))
     return int(value)
 
 
@@ -128,28 +132,29 @@ def _real_number(value):
 def non_negative_number(value, name):
     """Require a finite real number >= 0 (a duration, a tolerance, a count of bytes or FLOPs)."""
     if not _real_number(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        raise ValueError(said("{name} must be a finite number >= 0, got {value!r}", name=name, value=value))
     return float(value)
 
 
 def positive_number(value, name):
     """Require a finite real number > 0 (a rate, a bandwidth, a learning rate)."""
     if not _real_number(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        raise ValueError(said("{name} must be a finite number > 0, got {value!r}", name=name, value=value))
     return float(value)
 
 
 def real_number(value, name):
     """Require a finite real number of any sign (an angle, an offset)."""
     if not _real_number(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
+        raise ValueError(said("{name} must be a finite number, got {value!r}", name=name, value=value))
     return float(value)
 
 
 def boolean(value, name):
     """Require True or False: a string such as "no" is truthy and would mean yes."""
     if not _is_bool(value):
-        raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+        raise TypeError(said("{name} must be True or False, got {value!r} ({kind})", name=name, value=value,
+                             kind=type(value).__name__))
     return bool(value)
 
 
@@ -160,7 +165,8 @@ def choice(value, name, options):
     except TypeError:  # an unhashable value (a list, a dict) cannot be one of them
         known = False
     if not known:
-        raise ValueError(f"unknown {name} {value!r}; choose one of {sorted(options)}")
+        raise ValueError(said("unknown {name} {value!r}; choose one of {options}", name=name, value=value,
+                              options=sorted(options)))
     return value
 
 

@@ -34,7 +34,7 @@ from babel.messages.extract import extract as babel_extract
 
 import translator_notes
 
-CALLS = {"say": (0,), "Mistake": (0,), "Check": (0,), "ModuleCheck": (0,), "Prediction": (0,),
+CALLS = {"say": (0,), "said": (0,), "Mistake": (0,), "Check": (0,), "ModuleCheck": (0,), "Prediction": (0,),
          "NamedPrediction": (0,), "referee": (0,), "correct": (1,), "wrong": (1,), "not_attempted": (1,),
          "_a": (1, 2)}
 KEYWORDS = {"message", "success", "why", "answer", "name", "exercise"}
@@ -215,13 +215,14 @@ def extract(fileobj, keywords, comment_tags, options):
 
 def sources(root):
     """The modules whose sentences the checks' catalog holds: helpers/checks/*.py, and every other module
-    of helpers that says sentences with show.say (the progress record, the study group's report)."""
+    of helpers (and of helpers/demos) that says sentences with say or said (the progress record, the study
+    group's report, the demos' figures and controls)."""
     helpers = Path(root) / "helpers"
     found = [p for p in sorted((helpers / "checks").glob("*.py")) if p.name not in SKIPPED]
-    for path in sorted(helpers.glob("*.py")):
+    for path in sorted(helpers.glob("*.py")) + sorted((helpers / "demos").glob("*.py")):
         text = path.read_text(encoding="utf-8")
         if re.search(r"from helpers(\.checks\.show|\.language) import|from helpers import .*\blanguage\b", text) \
-                and "say(" in text:
+                and re.search(r"\bsa(y|id)\(", text):
             found.append(path)
     for path in sorted((Path(root) / "tools").glob("*.py")):   # the set-up's tools (tools/setup_language.py)
         if "from setup_language import say" in path.read_text(encoding="utf-8"):

@@ -27,6 +27,9 @@ WHERE = {
     "helpers/study": "the study group's report and page (python -m helpers study)",
     "helpers/gpt2.py": "the GPT-2 loader's messages (notebook 13): progress lines and errors",
     "helpers/setup.py": "the setup cell's lines at the top of every notebook",
+    "helpers/demos/nb": "notebook {nn}'s live demo: a figure's title, axis label, legend or text, or a control's name",
+    "helpers/plots.py": "a figure's title, axis label or legend (the course's plots)",
+    "helpers/validate.py": "an error a helper raises when it is called wrongly (names the argument, expected and got)",
     "tools/": "the set-up (make's install steps), printed in a terminal",
 }
 # What a common field holds, in words (any other field: the code that fills it).
@@ -83,7 +86,7 @@ def where(path):
     """Where the entries of the module at path (relative to the repository) are shown."""
     for prefix, said in WHERE.items():
         if path.startswith(prefix):
-            match = re.match(r"helpers/checks/nb(\d\d)_", path)
+            match = re.match(r"helpers/(?:checks|demos)/nb(\d\d)_", path)
             return said.replace("{nn}", match.group(1)) if match else said
     return "a message of the course package (helpers) to the learner"
 

@@ -6,6 +6,7 @@ from ipywidgets import IntSlider
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from helpers.language import said, say, translate
 from helpers.plots import NEUTRAL, OKABE_ITO
 from helpers.widgets import LiveFigure
 
@@ -16,6 +17,11 @@ OUTPUT = OKABE_ITO["bluish_green"]   # z, Z
 BLANK = "white"
 
 SAMPLE = {"T": 16, "d": 32, "m": 128}
+# The live title's templates by (one weight, one token), translated once and filled at each move.
+TITLES = {(False, False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, shared by all {T} tokens"),
+          (False, True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, shared by all {T} token"),
+          (True, False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, shared by all {T} tokens"),
+          (True, True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, shared by all {T} token")}
 
 
 def _cells(ax, values, left, top, fill, numbers=True):
@@ -61,14 +67,14 @@ def dot_product(x, W, column):
         ax.text(left_W + c + 0.5, -0.3, f"{c + 1}", ha="center", va="top", fontsize=9,
                 weight="bold" if c == column else "normal")
     terms = " + ".join(f"({a:g})·({b:g})" for a, b in zip(x, W[:, column], strict=True))
-    ax.text(left_W + m / 2, -1.3, f"output {column + 1} = {terms} = {z[column]:g}",
+    ax.text(left_W + m / 2, -1.3, said("output {n} = {terms} = {value:g}", n=column + 1, terms=terms, value=z[column]),
             ha="center", va="top", fontsize=10)
     ax.set_xlim(-0.3, left_z + m + 0.3)
     ax.set_ylim(-2.3, d + 1.2)
     ax.set_aspect("equal")
     ax.set_axis_off()
-    ax.set_title(f"Output {column + 1} = x · column {column + 1} of W = {z[column]:g}: "
-                 "each output has its own column", fontsize=11)
+    ax.set_title(said("Output {n} = x · column {n} of W = {value:g}: each output has its own column",
+                      n=column + 1, value=z[column]), fontsize=11)
     return fig
 
 
@@ -82,13 +88,13 @@ def changed_rows(X, X_changed, Z, Z_changed):
     left_Z = d + 3.0
     _cells(ax, None, 0, T, _fill((T, d), INPUT, moved_in), numbers=False)
     _cells(ax, None, left_Z, T, _fill((T, m), OUTPUT, moved_out), numbers=False)
-    ax.text(d + 1.5, T / 2, "@ W", ha="center", va="center", fontsize=12)
+    ax.text(d + 1.5, T / 2, said("@ W"), ha="center", va="center", fontsize=12)
     for t in range(T):
-        ax.text(-0.3, T - t - 0.5, f"token {t}", ha="right", va="center", fontsize=10)
+        ax.text(-0.3, T - t - 0.5, said("token {t}", t=t), ha="right", va="center", fontsize=10)
     ax.text(0, T + 0.3, f"X ({T} x {d})", ha="left", va="bottom", fontsize=11)
     ax.text(left_Z, T + 0.3, f"Z = X @ W ({T} x {m})", ha="left", va="bottom", fontsize=11)
-    ax.legend(handles=[Patch(facecolor=INPUT, edgecolor=NEUTRAL, label="changed in X"),
-                       Patch(facecolor=OUTPUT, edgecolor=NEUTRAL, label="changed in Z"),
+    ax.legend(handles=[Patch(facecolor=INPUT, edgecolor=NEUTRAL, label=said("changed in X")),
+                       Patch(facecolor=OUTPUT, edgecolor=NEUTRAL, label=said("changed in Z")),
                        Patch(facecolor=BLANK, edgecolor=NEUTRAL, label="unchanged")],
               loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)
     ax.set_xlim(-2.6, left_Z + m + 0.3)
@@ -97,8 +103,8 @@ def changed_rows(X, X_changed, Z, Z_changed):
     ax.set_axis_off()
     rows_in = ", ".join(str(t) for t in sorted(set(np.nonzero(moved_in)[0].tolist())))
     rows_out = ", ".join(str(t) for t in sorted(set(np.nonzero(moved_out)[0].tolist())))
-    ax.set_title(f"Change token {rows_in}: row {rows_out} of Z moves, the others stay bit for bit",
-                 fontsize=11)
+    ax.set_title(said("Change token {rows_in}: row {rows_out} of Z moves, the others stay bit for bit",
+                      rows_in=rows_in, rows_out=rows_out), fontsize=11)
     return fig
 
 
@@ -151,9 +157,8 @@ def _place(artists, T, d, m):
     bottom = -high - (height_px / scale - high) * pad_bottom / (pad_top + pad_bottom)
     ax.set_xlim(left, left + width_px / scale)
     ax.set_ylim(bottom, bottom + height_px / scale)
-    weights, tokens = ("weight" if d * m == 1 else "weights"), ("token" if T == 1 else "tokens")
-    ax.set_title(f"X @ W = Z: 2·T·d·m = {2 * T * d * m:,} FLOPs; W holds {d * m:,} {weights}, "
-                 f"shared by all {T} {tokens}", fontsize=11)
+    ax.set_title(artists["titles"][d * m == 1, T == 1].format(flops=2 * T * d * m, weights=d * m, T=T),
+                 fontsize=11)
 
 
 def draw(fig, T, d, m):
@@ -162,7 +167,8 @@ def draw(fig, T, d, m):
     ax = fig.add_axes((0.02, 0.02, 0.96, 0.8))
     ax.set_axis_off()
     artists = {"ax": ax, "blocks": [_block(ax, color) for color in (INPUT, WEIGHT, OUTPUT)],
-               "signs": [ax.text(0, 0, sign, ha="center", va="center", fontsize=14) for sign in "@="]}
+               "signs": [ax.text(0, 0, sign, ha="center", va="center", fontsize=14) for sign in "@="],
+               "titles": {key: translate(template) for key, template in TITLES.items()}}
     _place(artists, T, d, m)
     return artists
 
@@ -176,8 +182,8 @@ def update(fig, artists, T, d, m):
 
 def make():
     controls = {
-        "T": IntSlider(value=4, min=1, max=64, description="T (tokens)", continuous_update=False),
-        "d": IntSlider(value=4, min=1, max=64, description="d (input size)", continuous_update=False),
-        "m": IntSlider(value=8, min=1, max=256, description="m (output size)", continuous_update=False),
+        "T": IntSlider(value=4, min=1, max=64, description=said("T (tokens)"), continuous_update=False),
+        "d": IntSlider(value=4, min=1, max=64, description=said("d (input size)"), continuous_update=False),
+        "m": IntSlider(value=8, min=1, max=256, description=said("m (output size)"), continuous_update=False),
     }
     return LiveFigure(draw, controls, figsize=(8.0, 3.5), title="X @ W = Z", update=update)

@@ -12,6 +12,7 @@ from matplotlib.legend import Legend
 
 from helpers import activations
 from helpers.demos.stamps import FollowingTickLabels, Stamp, in_place, place_y_label, y_label
+from helpers.language import said
 from helpers.plots import COLORS, LINESTYLES
 from helpers.widgets import LiveFigure
 
@@ -85,15 +86,15 @@ def draw(fig, names, x_range):
             (panel[name],) = ax.plot(x, y, **style)
     zeros = [ax.axhline(0, color="black", lw=0.6) for ax in (ax_f, ax_d)]
     for ax in (ax_f, ax_d):
-        ax.set_xlabel("x (pre-activation)")
+        ax.set_xlabel(said("x (pre-activation)"))
         ax.locator_params(nbins=4)  # few tick labels: each one is text to lay out and render
     for i, ax in enumerate((ax_f, ax_d)):
         _fit(ax, x, [curves[name][i] for name in names])
     slot = LegendSlot(ax_f)   # one legend serves both panels
     slot.hold([lines[0][name] for name in NAMES if name in names])
-    ax_f.set(title="f(x) over the chosen range", ylabel="f(x)")
-    ax_d.set(title="f'(x): exactly 0 means no gradient", ylabel="f'(x)")
-    empty = ax_f.text(0.5, 0.5, "pick at least one activation", ha="center", transform=ax_f.transAxes,
+    ax_f.set(title=said("f(x) over the chosen range"), ylabel="f(x)")
+    ax_d.set(title=said("f'(x): exactly 0 means no gradient"), ylabel="f'(x)")
+    empty = ax_f.text(0.5, 0.5, said("pick at least one activation"), ha="center", transform=ax_f.transAxes,
                       visible=not names)
     fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.9, wspace=0.22)  # fixed: fast
     _pin_xlabels(fig, (ax_f, ax_d))
@@ -144,6 +145,6 @@ def make():
         "names": SelectMultiple(options=NAMES, value=("relu", "gelu", "silu"), rows=4,
                                 description="activations"),
         "x_range": FloatRangeSlider(value=(-4.0, 4.0), min=-10.0, max=10.0, step=0.5,
-                                    description="x range", continuous_update=False),
+                                    description=said("x range"), continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title="ReLU vs GELU vs SiLU", update=update)
+    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title=said("ReLU vs GELU vs SiLU"), update=update)

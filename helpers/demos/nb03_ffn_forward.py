@@ -13,6 +13,7 @@ from matplotlib.ticker import PercentFormatter
 
 from helpers import activations
 from helpers.demos.stamps import Label, in_place
+from helpers.language import said
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -58,10 +59,11 @@ def _numbers(d_model, expansion, activation):
     return {
         "widths": [d_model, d_ff, d_ff, d_model],
         "names": ["x", "x @ W1 + b1", activation, "out"],
-        "left_title": f"d_ff = {expansion} x {d_model} = {d_ff:,}\n"
-                      f"{params:,} parameters, {flops:,} FLOPs per token",
+        "left_title": said("d_ff = {expansion} x {d_model} = {d_ff:,}\n{params:,} parameters, {flops:,} FLOPs per token",
+                           expansion=expansion, d_model=d_model, d_ff=d_ff, params=params, flops=flops),
         "x": shown / (d_ff - 1), "before": h[shown], "after": a[shown],
-        "right_title": f"One token's {d_ff:,} hidden numbers, sorted: before and after {activation}",
+        "right_title": said("One token's {d_ff:,} hidden numbers, sorted: before and after {activation}",
+                            d_ff=d_ff, activation=activation),
     }
 
 
@@ -79,8 +81,8 @@ def _widths(ax, n):
     ax.set_xticks([])
     ax.grid(False)   # no grid lines across the bars, which are repainted on every move
     ax.invert_yaxis()
-    ax.set_ylabel("step of the forward pass")
-    ax.set_xlabel("width = features per token (to scale)")
+    ax.set_ylabel(said("step of the forward pass"))
+    ax.set_xlabel(said("width = features per token (to scale)"))
     ax.set_title(n["left_title"], fontsize=9, y=1.0)   # y: where it stays, drawn by its Label
     return bars, labels
 
@@ -90,16 +92,16 @@ def _hidden_panel(ax_h, n, activation):
     x axis: the share of the d_ff neurons); the activation's name labels its curve. Returns the
     two curves and that label."""
     color = COLORS.get(activation, "black")
-    (before,) = ax_h.plot(n["x"], n["before"], color=COLORS["neutral"], lw=1, label="before (x @ W1 + b1)")
+    (before,) = ax_h.plot(n["x"], n["before"], color=COLORS["neutral"], lw=1, label=said("before (x @ W1 + b1)"))
     (after,) = ax_h.plot(n["x"], n["after"], color=color, lw=1.5)
     # Above the flat left part of every curve after an activation, below the legend.
-    label = ax_h.add_artist(Label(0.02, 0.3, f"after {activation}", color=color, fontsize=9, va="bottom"))
+    label = ax_h.add_artist(Label(0.02, 0.3, said("after {activation}", activation=activation), color=color, fontsize=9, va="bottom"))
     ax_h.set_xlim(-0.05, 1.05)
     ax_h.set_xticks([0, 0.25, 0.5, 0.75, 1])
     ax_h.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax_h.set_ylim(-VALUE_LIMIT, VALUE_LIMIT)
     ax_h.set_yticks(range(-4, 5))
-    ax_h.set_xlabel("hidden neuron (sorted by its input), share of all d_ff")
+    ax_h.set_xlabel(said("hidden neuron (sorted by its input), share of all d_ff"))
     ax_h.set_ylabel("value")
     ax_h.set_title(n["right_title"], fontsize=9, y=1.0)
     ax_h.legend(loc="upper left", fontsize=9)
@@ -133,7 +135,7 @@ def update(fig, artists, d_model, expansion, activation):
     artists["before"].set_data(n["x"], n["before"])
     artists["after"].set_data(n["x"], n["after"])
     artists["after"].set_color(color)
-    artists["after_label"].set_text(f"after {activation}")
+    artists["after_label"].set_text(said("after {activation}", activation=activation))
     artists["after_label"].set_color(color)
     artists["ax"].set_title(n["left_title"], fontsize=9, y=1.0)
     artists["ax_h"].set_title(n["right_title"], fontsize=9, y=1.0)
@@ -158,5 +160,5 @@ def make():
         "activation": Dropdown(options=list(ACTIVATIONS), value="gelu", description="activation"),
     }
     every = [{"d_model": d, "expansion": e, "activation": a} for d in D_MODELS for e in EXPANSIONS for a in ACTIVATIONS]
-    return LiveFigure(draw, controls, figsize=(10.0, 4.0), title="The FFN of one token", update=update,
+    return LiveFigure(draw, controls, figsize=(10.0, 4.0), title=said("The FFN of one token"), update=update,
                       ahead=every)

@@ -16,6 +16,7 @@ from ipywidgets import Dropdown, FloatSlider, IntSlider
 from matplotlib.collections import LineCollection
 
 from helpers import activations, network3d
+from helpers.language import said
 from helpers.widgets import LiveFigure
 
 SAMPLE = {"n_layers": 5, "d": 6, "activation": "gelu", "view": "side", "turn": 30.0}
@@ -64,9 +65,10 @@ def network(n_layers, d, activation):
            for v, h in zip(values, pre, strict=True)]
     hidden = sum(len(h) for h in pre if h is not None)
     shown, total = sum(len(w) for *_, w in edges), sum(W.size for W in weights)
-    title = (f"{' -> '.join(map(str, sizes))} with {activation}: "
-             f"{int(np.concatenate(off).sum())} of {hidden} hidden nodes off (x)\n"
-             f"{shown} strongest of {total:,} edges: solid w > 0, dashed w < 0; colour: node value")
+    title = said("{sizes} with {activation}: {off} of {hidden} hidden nodes off (x)\n"
+                 "{shown} strongest of {total:,} edges: solid w > 0, dashed w < 0; colour: node value",
+                 sizes=" -> ".join(map(str, sizes)), activation=activation, off=int(np.concatenate(off).sum()),
+                 hidden=hidden, shown=shown, total=total)
     return np.concatenate(positions), np.concatenate(values), np.concatenate(off), edges, title
 
 
@@ -128,10 +130,10 @@ def update(fig, artists, n_layers, d, activation, view, turn):
 def make():
     controls = {
         "n_layers": IntSlider(value=3, min=2, max=7, description="layers", continuous_update=False),
-        "d": IntSlider(value=4, min=1, max=6, description="d (nodes)", continuous_update=False),
+        "d": IntSlider(value=4, min=1, max=6, description=said("d (nodes)"), continuous_update=False),
         "activation": Dropdown(options=["relu", "gelu", "silu"], value="relu", description="activation"),
         "view": Dropdown(options=list(VIEWS), value="angled", description="view"),
-        "turn": FloatSlider(value=0.0, min=-180.0, max=180.0, step=15.0, description="turn (degrees)",
+        "turn": FloatSlider(value=0.0, min=-180.0, max=180.0, step=15.0, description=said("turn (degrees)"),
                             continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(6.4, 4.6), title="A network in 3D", update=update)
+    return LiveFigure(draw, controls, figsize=(6.4, 4.6), title=said("A network in 3D"), update=update)

@@ -18,12 +18,14 @@ from matplotlib.patches import Rectangle
 from helpers.attention import CausalSelfAttention
 from helpers.checks.state import seeded
 from helpers.ffn import FFN
+from helpers.language import said, say, translate
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
 T, D_MODEL = 8, 16
 LAYERS = ("attention (causal)", "attention (no mask)", "MLP")
 SAMPLE = {"token": 6, "layer": "attention (no mask)"}
+LAYER_NAMES = {layer: say(layer) for layer in LAYERS[:2]}   # what the controls and the title call each (MLP: a name)
 UNUSED = "#eeeeee"   # a light grey: an input the output does not use
 MAP_X = 11           # where the map starts, right of the diagram
 OUTPUT_Y = 6         # the height of the output node in the diagram
@@ -62,9 +64,9 @@ def _labels(ax):
     for t in range(1, T + 1):
         ax.text(MAP_X + t, -0.9, str(t), ha="center", va="center")
         ax.text(MAP_X + 0.1, T - t, str(t), ha="right", va="center")
-    ax.text(MAP_X + (T + 1) / 2, -1.6, "input token j", ha="center", va="center")
-    ax.text(MAP_X - 0.7, (T - 1) / 2, "output token i", ha="center", va="center", rotation=90)
-    ax.text(MAP_X + (T + 1) / 2, T, "every output (coloured: uses)", ha="center", va="center")
+    ax.text(MAP_X + (T + 1) / 2, -1.6, said("input token j"), ha="center", va="center")
+    ax.text(MAP_X - 0.7, (T - 1) / 2, said("output token i"), ha="center", va="center", rotation=90)
+    ax.text(MAP_X + (T + 1) / 2, T, said("every output (coloured: uses)"), ha="center", va="center")
 
 
 def draw(fig, token, layer, table):
@@ -113,7 +115,8 @@ def update(fig, artists, token, layer, table):
     artists["map"].set_cmap(ListedColormap([UNUSED, colour]))
     artists["frame"].set_y(T - 0.5 - token)
     ax = artists["ax"]
-    ax.set_title(f"{layer}: output {token} uses inputs {inputs}")
+    ax.set_title(said("{layer}: output {token} uses inputs {inputs}", layer=LAYER_NAMES.get(layer, layer), token=token,
+                      inputs=inputs))
     return [lines, nodes, *artists["numbers"], artists["output"], artists["map"], artists["frame"], ax.title]
 
 
@@ -121,9 +124,10 @@ def make():
     x = torch.randn(T, D_MODEL, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     table = {name: changes(layer, x) for name, layer in build_layers().items()}
     controls = {
-        "token": IntSlider(value=3, min=1, max=T, description="output token", continuous_update=False),
-        "layer": Dropdown(options=list(LAYERS), value=LAYERS[0], description="layer"),
+        "token": IntSlider(value=3, min=1, max=T, description=said("output token"), continuous_update=False),
+        "layer": Dropdown(options=[(translate(LAYER_NAMES[layer]) if layer in LAYER_NAMES else layer, layer) for layer in LAYERS],
+                          value=LAYERS[0], description="layer"),
     }
     return LiveFigure(lambda fig, token, layer: draw(fig, token, layer, table), controls,
-                      figsize=(7.4, 3.5), title="Which input tokens an output uses",
+                      figsize=(7.4, 3.5), title=said("Which input tokens an output uses"),
                       update=lambda fig, artists, token, layer: update(fig, artists, token, layer, table))

@@ -13,6 +13,7 @@ from matplotlib.patches import Circle, FancyBboxPatch
 
 from helpers.block import Block, ParallelBlock, PostLNBlock
 from helpers.checks.state import seeded
+from helpers.language import said
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -68,8 +69,9 @@ def traces(seed=0):
 
 
 def _title(depth, residual, kind, t):
-    mode = "with residuals" if residual else "without residuals"
-    return f"{kind}, {depth} blocks {mode}: |x| goes {t['stream'][0]:.1f} -> {t['stream'][depth]:.1f}"
+    template = ("{kind}, {depth} blocks with residuals: |x| goes {first:.1f} -> {last:.1f}" if residual
+                else "{kind}, {depth} blocks without residuals: |x| goes {first:.1f} -> {last:.1f}")
+    return said(template, kind=kind, depth=depth, first=t["stream"][0], last=t["stream"][depth])
 
 
 def draw(fig, depth, residual, kind, table):
@@ -78,13 +80,13 @@ def draw(fig, depth, residual, kind, table):
     ax = fig.add_subplot(1, 1, 1)
     layers = range(1, depth + 1)
     (stream,) = ax.plot(range(depth + 1), t["stream"][: depth + 1], "o-", color="black",
-                        label="residual stream |x|")
-    (attn,) = ax.plot(layers, t["attn"][:depth], "s--", color=COLORS["attention"], label="attention update")
-    (mlp,) = ax.plot(layers, t["mlp"][:depth], "^:", color=COLORS["mlp"], label="MLP update")
+                        label=said("residual stream |x|"))
+    (attn,) = ax.plot(layers, t["attn"][:depth], "s--", color=COLORS["attention"], label=said("attention update"))
+    (mlp,) = ax.plot(layers, t["mlp"][:depth], "^:", color=COLORS["mlp"], label=said("MLP update"))
     ax.set_xlim(-0.5, MAX_DEPTH + 0.5)
     ax.set_ylim(0, 1.1 * max(max(v) for v in table["pre-LN (GPT-2)", True].values()))
-    ax.set_xlabel("block (0 = the input)")
-    ax.set_ylabel("mean length of a token vector")
+    ax.set_xlabel(said("block (0 = the input)"))
+    ax.set_ylabel(said("mean length of a token vector"))
     ax.set_title(_title(depth, residual, kind, t))
     ax.legend(loc="upper left")
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.13, top=0.9)
@@ -107,11 +109,11 @@ def make():
     table = traces()
     controls = {
         "depth": IntSlider(value=12, min=1, max=MAX_DEPTH, description="blocks", continuous_update=False),
-        "residual": Checkbox(value=True, description="residual connections"),
+        "residual": Checkbox(value=True, description=said("residual connections")),
         "kind": Dropdown(options=list(KINDS), value="pre-LN (GPT-2)", description="block"),
     }
     return LiveFigure(lambda fig, depth, residual, kind: draw(fig, depth, residual, kind, table),
-                      controls, figsize=(8.0, 3.8), title="The residual stream through a stack",
+                      controls, figsize=(8.0, 3.8), title=said("The residual stream through a stack"),
                       update=lambda fig, lines, **values: update(fig, lines, table=table, **values))
 
 

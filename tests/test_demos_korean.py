@@ -1,0 +1,70 @@
+"""The demos speak the notebook's language: made in the Korean edition, a demo's title, labels, legend and
+controls are Korean (from checks.po); made in English, they are the English strings, unchanged."""
+
+import re
+
+import matplotlib
+import pytest
+
+from helpers import language, plots
+from helpers.demos import (
+    nb01_matrix_multiply,
+    nb02_activations,
+    nb03_ffn_forward,
+    nb04_network_3d,
+    nb05_swiglu_gate,
+    nb07_position_wise,
+    nb08_the_block,
+)
+
+HANGUL = re.compile("[\uac00-\ud7a3]")
+SPEAKING = [nb01_matrix_multiply, nb02_activations, nb03_ffn_forward, nb04_network_3d, nb05_swiglu_gate,
+            nb07_position_wise, nb08_the_block]
+
+
+@pytest.fixture
+def korean():
+    language.MISSES.clear()
+    language.use("ko")
+    with matplotlib.rc_context():   # the Hangul font only for these figures
+        plots.use_hangul_font()
+        yield
+    language.use("en")
+
+
+def drawn(module):
+    """(the live figure, its figure at SAMPLE, the title of each of its axes)."""
+    live = module.make()
+    fig = live.render(**module.SAMPLE)
+    return live, fig, [ax.get_title() for ax in fig.axes]
+
+
+@pytest.mark.parametrize("module", SPEAKING, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_a_korean_demo_draws_korean(module, korean):
+    live, fig, titles = drawn(module)
+    labels = [ax.get_xlabel() + ax.get_ylabel() for ax in fig.axes] + [live.title]
+    labels += [c.description for c in live.controls.values()] if hasattr(live, "controls") else []
+    assert any(HANGUL.search(text) for text in titles + labels), f"{module.__name__}: no Korean in {titles + labels}"
+    assert not language.MISSES, f"{module.__name__}: no Korean for {sorted(language.MISSES)}"
+
+
+def test_the_swiglu_demo_in_korean_and_in_english(korean):
+    _, fig, (title,) = drawn(nb05_swiglu_gate)
+    assert title == "g = SiLU(-1.28) = -0.278, u의 부호를 뒤집는다:  -0.278 x -1.00 = 0.278"
+    assert fig.axes[0].get_ylabel() == "특징 j의 값"
+    language.use("en")
+    live, fig, (title,) = drawn(nb05_swiglu_gate)
+    assert title == "g = SiLU(-1.28) = -0.278 flips the sign of u:  -0.278 x -1.00 = 0.278"
+    assert fig.axes[0].get_ylabel() == "value of feature j"
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == [
+        "a switch would stay in [0, 1]", "gate g = SiLU(z)", "output g * u", "u itself (gate = 1)"]
+    assert live.title == "SiLU(gate) * up"
+
+
+def test_the_matrix_demo_titles_are_translated_once_and_filled_per_move(korean):
+    live = nb01_matrix_multiply.make()
+    fig = live.render(T=1, d=2, m=3)
+    assert fig.axes[0].get_title() == "X @ W = Z: 2·T·d·m = 12 FLOPs; W의 가중치 6개를 토큰 1개가 모두 공유"
+    language.use("en")
+    fig = nb01_matrix_multiply.make().render(T=1, d=1, m=1)
+    assert fig.axes[0].get_title() == "X @ W = Z: 2·T·d·m = 2 FLOPs; W holds 1 weight, shared by all 1 token"
