@@ -36,7 +36,13 @@ class CheckFailed(Exception):
 
 
 def run(cmd, **kwargs):
-    """Run cmd; its stdout, or CheckFailed with the end of its output."""
+    """Run cmd; its stdout, or CheckFailed with the end of its output.
+
+    By default in an empty folder and without PYTHONPATH: `python -m pip` reads the current folder
+    too, and the checkout's `*.egg-info` (left by an editable install) would pass for the course
+    being installed already, so pip would install nothing."""
+    kwargs.setdefault("cwd", tempfile.mkdtemp(prefix="colab-run-"))
+    kwargs.setdefault("env", {k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
     if result.returncode != 0:
         raise CheckFailed(f"{' '.join(map(str, cmd[:4]))} ... failed:\n"
@@ -93,6 +99,9 @@ def notebooks_pass(python, work, jobs=2, editions=None, profile=None):
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV"}}
     env["COURSE_DEVICE"] = "cpu"
     env["COURSE_GPT2"] = "tiny"   # the offline GPT-2 the stored outputs come from
+    # torch.compile's kernels of its own: a cache shared with runs on another CPU profile would hand
+    # this one C++ written for vector units the profile turns off (ATEN_CPU_CAPABILITY)
+    env["TORCHINDUCTOR_CACHE_DIR"] = str(Path(work).resolve() / "inductor-cache")
     where = run([str(python), "-c", "import helpers; print(helpers.__file__)"], cwd=work, env=env)
     if str(ROOT) in where or str(python.parent.parent) not in where:
         raise CheckFailed(f"the notebooks would import helpers from {where.strip()}")
