@@ -403,3 +403,21 @@ def test_the_backward_check_leaves_the_learner_s_state_alone():
     checks.check_ffn_backward(right_backward)
     checks.check_ffn_backward(by_hand(slope="none"))
     assert torch.equal(before[0], torch.get_rng_state()) and before[1] == torch.is_grad_enabled()
+
+
+class _SwappedSizes(nn.Module):
+    """c_fc right, c_proj built as Conv1D(d_model, d_ff): the two sizes handed over in the wrong order."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        conv = make_conv1d()
+        self.c_fc, self.act, self.c_proj = conv(d_model, d_ff), nn.GELU(approximate="tanh"), conv(d_model, d_ff)
+
+    def forward(self, x):
+        return self.act(self.c_fc(x)) @ self.c_proj.weight.T
+
+
+def test_a_layer_built_with_its_sizes_swapped_is_named_as_such():
+    fb = checks.check_gpt2_mlp(_SwappedSizes)
+    assert not fb and "c_proj was built with its two sizes swapped" in fb.message, fb.message
+    assert "n_in = 64 first" in fb.message and "nn.Linear" not in fb.message

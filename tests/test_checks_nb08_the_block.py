@@ -314,3 +314,11 @@ def test_stream_prediction():
     assert not fb and fb.message.startswith("you predicted 20.0"), fb.message
     assert "not a number" in checks.check_stream_guess("grows", LENGTHS).message
     assert "NaN" in checks.check_stream_guess(float("nan"), LENGTHS).message
+
+
+def test_a_round_estimate_is_not_told_it_used_a_wrong_formula():
+    fb = checks.check_stream_guess(10.0, LENGTHS)    # 3% from "lengths not squared", but a round estimate
+    assert not fb and fb.message.startswith("you predicted 10.0, the run gives 11.2"), fb.message
+    assert "right triangle" in fb.message
+    fb = checks.check_stream_guess(9.8, LENGTHS)     # the unsquared lengths, computed
+    assert not fb and fb.message.startswith("You added the updates' lengths under the square root"), fb.message
