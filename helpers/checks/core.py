@@ -33,6 +33,7 @@ import torch
 
 from helpers import language
 from helpers.checks import recording
+from helpers.checks.returns import ReturnedCallsNone, none_from_call
 from helpers.checks.show import Text, call_str, describe, one_line, say, shape_str, to_numpy
 from helpers.checks.state import kept
 
@@ -322,7 +323,10 @@ def attempt(fn, *args, copies=True):
         if changed is not None:
             return changed
     if result is None:
-        return MISSING if untouched(fn) else RETURNED_NONE
+        if untouched(fn):
+            return MISSING
+        call = none_from_call(fn)
+        return ReturnedCallsNone(call) if call else RETURNED_NONE
     return result
 
 
@@ -334,6 +338,10 @@ def raised(call, err):
                    call=call, seconds=TIME_LIMIT_S)
     if isinstance(err, ChangedInPlace):
         return changed_in_place(call, err)
+    if isinstance(err, ReturnedCallsNone):
+        return say("{call} returned None: your function ends in `return {inner}`, and that call returns None "
+                   "(a method that changes something, as handle.remove() or an in-place `_` method, gives back "
+                   "nothing). Keep the value you want in a variable and return it.", call=call, inner=err.call)
     if isinstance(err, SystemExit):
         return say("{call} called sys.exit({code}) (SystemExit). A function hands its answer back with "
                    "`return`; exiting would stop the notebook here.", call=call, code=one_line(err.code))
