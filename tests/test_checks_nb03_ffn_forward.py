@@ -448,3 +448,13 @@ def test_half_written_work_says_which_part_still_raises():
     assert fb.status == "wrong" and "but forward still raises NotImplementedError" in fb.message, fb
     fb = checks.check_gpt2_mlp(LayerUnwritten)
     assert fb.status == "wrong" and "but Conv1D.forward still raises" in fb.message, fb
+
+
+def test_training_under_no_grad_is_named():
+    def under_no_grad(ffn, keys, values):
+        with torch.no_grad():
+            return train(ffn, keys, values, steps=5)
+
+    fb = checks.check_learned_memory(under_no_grad)
+    assert not fb and "inside `with torch.no_grad()`" in fb.message, fb.message
+    assert "does not have a grad_fn" not in fb.message

@@ -330,6 +330,19 @@ def attempt(fn, *args, copies=True):
     return result
 
 
+def _known_error(err, said):
+    """A sentence naming the mistake behind a common PyTorch or Python error, else None."""
+    if isinstance(err, RuntimeError) and "does not require grad and does not have a grad_fn" in said:
+        return say("the loss has no gradient to follow. Was it computed inside `with torch.no_grad()` (or from "
+                   "detached tensors)? Training needs the forward pass run with autograd on.")
+    if isinstance(err, TypeError) and ("arrays can be converted to Python scalars" in said
+                                       or "must be real number, not Tensor" in said
+                                       or "tensors of a single element can be converted" in said):
+        return say("a function that takes one Python number (math.erf, math.exp, float(...)) met an array. "
+                   "An array needs the array library's own function, which works on every entry at once.")
+    return None
+
+
 def raised(call, err):
     """'f(x) raised ValueError: ...' as a sentence; sys.exit gets its own."""
     if isinstance(err, TookTooLong):
@@ -346,6 +359,9 @@ def raised(call, err):
         return say("{call} called sys.exit({code}) (SystemExit). A function hands its answer back with "
                    "`return`; exiting would stop the notebook here.", call=call, code=one_line(err.code))
     said = err.args[0] if len(err.args) == 1 and isinstance(err.args[0], Text) else one_line(err)
+    known = _known_error(err, str(said))
+    if known:
+        return say("{call} raised {kind}: {known}", call=call, kind=type(err).__name__, known=known)
     if not said:
         return say("{call} raised {kind}.", call=call, kind=type(err).__name__)
     end = "" if said[-1] in ".?!" else "."
