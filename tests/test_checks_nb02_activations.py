@@ -321,3 +321,14 @@ def test_autograd_is_refused_where_the_text_rules_it_out():
         assert fb.status == "wrong" and "from autograd" in str(fb) and "by hand" in str(fb), str(fb)
     assert checks.check_gelu_grad(lambda x: Phi(x) + x * phi(x))
     assert checks.check_dead_units(lambda H: int((torch.as_tensor(H) <= 0).all(dim=0).sum()))
+
+
+def test_python_s_math_on_an_array_is_named():
+    import math
+
+    def with_math_erf(x):
+        return 0.5 * (1 + math.erf(x / math.sqrt(2))) + x * np.exp(-x**2 / 2) / math.sqrt(2 * math.pi)
+
+    fb = checks.check_gelu_grad(with_math_erf)
+    assert not fb and "takes one Python number (math.erf" in fb.message, fb.message
+    assert "converted to Python scalars" not in fb.message

@@ -403,3 +403,58 @@ def test_the_backward_check_leaves_the_learner_s_state_alone():
     checks.check_ffn_backward(right_backward)
     checks.check_ffn_backward(by_hand(slope="none"))
     assert torch.equal(before[0], torch.get_rng_state()) and before[1] == torch.is_grad_enabled()
+
+
+class _SwappedSizes(nn.Module):
+    """c_fc right, c_proj built as Conv1D(d_model, d_ff): the two sizes handed over in the wrong order."""
+
+    def __init__(self, d_model, d_ff):
+        super().__init__()
+        conv = make_conv1d()
+        self.c_fc, self.act, self.c_proj = conv(d_model, d_ff), nn.GELU(approximate="tanh"), conv(d_model, d_ff)
+
+    def forward(self, x):
+        return self.act(self.c_fc(x)) @ self.c_proj.weight.T
+
+
+def test_a_layer_built_with_its_sizes_swapped_is_named_as_such():
+    fb = checks.check_gpt2_mlp(_SwappedSizes)
+    assert not fb and "c_proj was built with its two sizes swapped" in fb.message, fb.message
+    assert "n_in = 64 first" in fb.message and "nn.Linear" not in fb.message
+
+
+def test_half_written_work_says_which_part_still_raises():
+    class Conv1D(nn.Module):
+        def __init__(self, n_in, n_out):
+            super().__init__()
+            self.weight, self.bias = nn.Parameter(torch.zeros(n_in, n_out)), nn.Parameter(torch.zeros(n_out))
+
+        def forward(self, x):
+            raise NotImplementedError
+
+    class InitOnly(nn.Module):
+        def __init__(self, d_model, d_ff):
+            super().__init__()
+            self.c_fc, self.act, self.c_proj = Conv1D(d_model, d_ff), nn.GELU(approximate="tanh"), Conv1D(d_ff, d_model)
+
+        def forward(self, x):
+            raise NotImplementedError
+
+    class LayerUnwritten(InitOnly):
+        def forward(self, x):
+            return self.c_proj(self.act(self.c_fc(x)))
+
+    fb = checks.check_gpt2_mlp(InitOnly)
+    assert fb.status == "wrong" and "but forward still raises NotImplementedError" in fb.message, fb
+    fb = checks.check_gpt2_mlp(LayerUnwritten)
+    assert fb.status == "wrong" and "but Conv1D.forward still raises" in fb.message, fb
+
+
+def test_training_under_no_grad_is_named():
+    def under_no_grad(ffn, keys, values):
+        with torch.no_grad():
+            return train(ffn, keys, values, steps=5)
+
+    fb = checks.check_learned_memory(under_no_grad)
+    assert not fb and "inside `with torch.no_grad()`" in fb.message, fb.message
+    assert "does not have a grad_fn" not in fb.message

@@ -132,3 +132,10 @@ def test_the_likeliest_wrong_shares_are_named(guess, words):
     fb = checks.check_off_share(guess, 1543 / 3072)
     assert not fb and words in fb.message, fb
     assert checks.check_off_share(np.float32(0.5), 1543 / 3072)
+
+
+@pytest.mark.parametrize("count", [1536, 1543.0, 3072])
+def test_a_count_of_units_is_named_as_a_count_not_as_all_units_off(count):
+    fb = checks.check_off_share(count, 1543 / 3072)
+    assert not fb and "a number of units" in fb.message and "divide your count by 3,072" in fb.message, fb.message
+    assert "every unit" not in fb.message

@@ -538,3 +538,20 @@ def test_gradients_in_another_order_are_named(order):
 
     fb = checks.check_gated_mlp_backward(shuffled)
     assert not fb and "in another order" in str(fb) and "transpose" not in str(fb), str(fb)
+
+
+def test_a_split_over_the_tokens_is_named():
+    class SplitOverTokens(nn.Module):
+        def __init__(self, d_model, d_ff):
+            super().__init__()
+            self.gate_up_proj = nn.Linear(d_model, 2 * d_ff, bias=False)
+            self.down_proj = nn.Linear(d_ff, d_model, bias=False)
+            self.act_fn = nn.SiLU()
+
+        def forward(self, x):
+            gate, up = self.gate_up_proj(x).chunk(2, dim=0)
+            return self.down_proj(self.act_fn(gate) * up)
+
+    fb = checks.check_fused_swiglu(SplitOverTokens)
+    assert not fb and "split gate_up_proj's output along the tokens (dim 0)" in fb.message, fb.message
+    assert "cannot be multiplied" not in fb.message

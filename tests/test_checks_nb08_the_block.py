@@ -314,3 +314,26 @@ def test_stream_prediction():
     assert not fb and fb.message.startswith("you predicted 20.0"), fb.message
     assert "not a number" in checks.check_stream_guess("grows", LENGTHS).message
     assert "NaN" in checks.check_stream_guess(float("nan"), LENGTHS).message
+
+
+def test_a_round_estimate_is_not_told_it_used_a_wrong_formula():
+    fb = checks.check_stream_guess(10.0, LENGTHS)    # 3% from "lengths not squared", but a round estimate
+    assert not fb and fb.message.startswith("you predicted 10.0, the run gives 11.2"), fb.message
+    assert "right triangle" in fb.message
+    fb = checks.check_stream_guess(9.8, LENGTHS)     # the unsquared lengths, computed
+    assert not fb and fb.message.startswith("You added the updates' lengths under the square root"), fb.message
+
+
+def test_half_written_work_says_which_part_still_raises():
+    def stub_forward(self, x):
+        raise NotImplementedError
+
+    fb = checks.check_llama_block(make_block(forward=stub_forward))
+    assert fb.status == "wrong" and "but forward still raises NotImplementedError" in fb.message, fb
+
+    class UnwrittenNorm(CourseRMSNorm):
+        def forward(self, x):
+            raise NotImplementedError
+
+    fb = checks.check_llama_block(make_block(norm=UnwrittenNorm))
+    assert fb.status == "wrong" and "but UnwrittenNorm.forward still raises" in fb.message, fb

@@ -246,3 +246,33 @@ def test_checks_leave_the_global_generator_and_threads_alone():
     checks.check_tracing(trace)
     checks.check_memit(checks.memit_update)
     assert torch.equal(torch.random.get_rng_state(), state) and torch.get_num_threads() == threads
+
+
+def _zero_hook(neurons):
+    def hook(module, inputs, output):
+        output = output.clone()
+        output[..., neurons] = 0.0
+        return output
+    return hook
+
+
+def test_a_return_of_a_call_that_gives_none_names_that_call_not_a_stub():
+    def returns_the_removal(model, idx, neurons):
+        handle = model.blocks[1].mlp.act.register_forward_hook(_zero_hook(neurons))
+        model(idx)
+        return handle.remove()
+
+    fb = checks.check_ablation(returns_the_removal)
+    assert not fb and "ends in `return handle.remove()`" in fb.message, fb.message
+    assert "stub" not in fb.message
+
+
+def test_a_hook_called_by_hand_is_named():
+    def calls_the_hook(model, idx, neurons):
+        def hook(module, inputs, output):
+            return output * 0
+        return hook()
+
+    fb = checks.check_ablation(calls_the_hook)
+    assert not fb and "you called your hook yourself" in fb.message, fb.message
+    assert "missing 3 required" not in fb.message

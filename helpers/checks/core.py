@@ -33,6 +33,7 @@ import torch
 
 from helpers import language
 from helpers.checks import recording
+from helpers.checks.returns import ReturnedCallsNone, none_from_call
 from helpers.checks.show import Text, call_str, describe, one_line, say, shape_str, to_numpy
 from helpers.checks.state import kept
 
@@ -322,8 +323,24 @@ def attempt(fn, *args, copies=True):
         if changed is not None:
             return changed
     if result is None:
-        return MISSING if untouched(fn) else RETURNED_NONE
+        if untouched(fn):
+            return MISSING
+        call = none_from_call(fn)
+        return ReturnedCallsNone(call) if call else RETURNED_NONE
     return result
+
+
+def _known_error(err, said):
+    """A sentence naming the mistake behind a common PyTorch or Python error, else None."""
+    if isinstance(err, RuntimeError) and "does not require grad and does not have a grad_fn" in said:
+        return say("the loss has no gradient to follow. Was it computed inside `with torch.no_grad()` (or from "
+                   "detached tensors)? Training needs the forward pass run with autograd on.")
+    if isinstance(err, TypeError) and ("arrays can be converted to Python scalars" in said
+                                       or "must be real number, not Tensor" in said
+                                       or "tensors of a single element can be converted" in said):
+        return say("a function that takes one Python number (math.erf, math.exp, float(...)) met an array. "
+                   "An array needs the array library's own function, which works on every entry at once.")
+    return None
 
 
 def raised(call, err):
@@ -334,10 +351,17 @@ def raised(call, err):
                    call=call, seconds=TIME_LIMIT_S)
     if isinstance(err, ChangedInPlace):
         return changed_in_place(call, err)
+    if isinstance(err, ReturnedCallsNone):
+        return say("{call} returned None: your function ends in `return {inner}`, and that call returns None "
+                   "(a method that changes something, as handle.remove() or an in-place `_` method, gives back "
+                   "nothing). Keep the value you want in a variable and return it.", call=call, inner=err.call)
     if isinstance(err, SystemExit):
         return say("{call} called sys.exit({code}) (SystemExit). A function hands its answer back with "
                    "`return`; exiting would stop the notebook here.", call=call, code=one_line(err.code))
     said = err.args[0] if len(err.args) == 1 and isinstance(err.args[0], Text) else one_line(err)
+    known = _known_error(err, str(said))
+    if known:
+        return say("{call} raised {kind}: {known}", call=call, kind=type(err).__name__, known=known)
     if not said:
         return say("{call} raised {kind}.", call=call, kind=type(err).__name__)
     end = "" if said[-1] in ".?!" else "."

@@ -96,6 +96,20 @@ def _copied_reference(learner, reference):
     return None
 
 
+def _still_raising(got):
+    """'forward' or 'Conv1D.forward': the part of a half-written module that still raises the stub's
+    NotImplementedError (got is what its forward gave: MISSING when its own forward is the stub); else None."""
+    if got is MISSING:
+        return "forward"
+    if not isinstance(got, NotImplementedError) or got.args:
+        return None
+    tb = got.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    owner = tb.tb_frame.f_locals.get("self") if tb is not None else None
+    return ".".join((type(owner).__name__, tb.tb_frame.f_code.co_name)) if isinstance(owner, nn.Module) else None
+
+
 @dataclass(frozen=True)
 class ModuleCheck:
     """Build the learner's nn.Module, load the reference's weights, compare outputs.
@@ -164,6 +178,11 @@ class ModuleCheck:
             if got is RETURNED_NONE:
                 return wrong(self.exercise, say("{name}'s forward returns None: does it end with `return` and the "
                                                 "output?", name=self.name))
+            unwritten = _still_raising(got)
+            if unwritten:
+                return wrong(self.exercise, say("{name}'s __init__ is written and its parameters are right, but "
+                                                "{part} still raises NotImplementedError, the stub's line: write "
+                                                "it, then run this check again.", name=self.name, part=unwritten))
             early = outcome(self.exercise, say("{name}'s forward", name=self.name), got)
             if early is not None:
                 return early

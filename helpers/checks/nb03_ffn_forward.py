@@ -128,6 +128,13 @@ def _layout_mistake(cls):
         if got is None or tuple(got.shape) != want[::-1]:
             continue
         layer = name.rsplit(".", 1)[0]
+        bias = params.get(layer + ".bias")
+        if bias is not None and tuple(bias.shape) == (want[0],) and not isinstance(getattr(module, layer, None), nn.Linear):
+            return say("{layer} was built with its two sizes swapped: its weight is {shape} and its bias {bias}, "
+                       "as if it mapped {n_out} numbers to {n_in}. {layer} maps {n_in} numbers to {n_out}: pass "
+                       "n_in = {n_in} first and n_out = {n_out} second, for a weight {want} and a bias ({n_out},).",
+                       layer=layer, shape=shape_str(got.shape), bias=shape_str(bias.shape), n_in=want[0],
+                       n_out=want[1], want=shape_str(want))
         how = (say("that is nn.Linear's layout, (out, in)") if isinstance(getattr(module, layer, None), nn.Linear)
                else say("that is (out, in), nn.Linear's layout"))
         return say("{name} has shape {shape}: {how}. GPT-2's checkpoint stores Conv1D weights as (in, out) = "

@@ -45,6 +45,10 @@ def check_off_share(guess, actual):
         return wrong(EX1, say("you wrote {value:g}: the question asks for a share between 0 and 1, so {value:g}% "
                               "is {share:g}. Set my_off_share = {share:g}, then run this check again.",
                               value=value, share=value / 100))
+    if value > 100 and value == int(value):
+        return wrong(EX1, say("you wrote {value:g}, a number of units: the question asks for the share of the "
+                              "3,072 hidden units, between 0 and 1, so divide your count by 3,072 ({value:g} "
+                              "units are {share:.2f} of them).", value=value, share=value / 3072))
     if abs(value - network3d.NEARLY_OFF) < 0.02:
         return wrong(EX1, say("{said} 0.1 is the 10% rule, which only GELU's dimmed units need; ReLU's off units "
                               "are its exact zeros, every unit with h < 0.", said=fb.message))

@@ -265,8 +265,9 @@ def _fused_with(act=F.silu, on="gate", combine=torch.mul, act_after=False, halve
     return answer
 
 
-check_fused_swiglu = ModuleCheck(
-    "Exercise 3 (fuse gate and up)",
+EX3 = "Exercise 3 (fuse gate and up)"
+_fused_swiglu_check = ModuleCheck(
+    EX3,
     reference=_fused_reference,
     build=lambda cls: cls(D_MODEL, D_FF),
     inputs=_tokens,
@@ -301,6 +302,28 @@ check_fused_swiglu = ModuleCheck(
             "one GEMM for gate and up, then a split, the same numbers.",
     name="your FusedSwiGLU",
 )
+
+
+def _split_over_tokens(cls):
+    """The sentence for a forward that splits gate_up_proj's output along the tokens, not the features; else None."""
+    module = attempt(lambda: cls(D_MODEL, D_FF), copies=False)
+    if not isinstance(module, torch.nn.Module):
+        return None
+    x = _tokens()
+    with torch.no_grad():
+        got = attempt(module.to(x.dtype), x)
+    if isinstance(got, RuntimeError) and "x" + str(2 * D_FF) + " and " + str(D_FF) + "x" in str(got):
+        return say("your forward split gate_up_proj's output along the tokens (dim 0), so each half still holds "
+                   "2 * d_ff = {n} numbers per token and down_proj cannot take them. The gate and up halves lie "
+                   "along the last dimension, the features: split there (dim=-1).", n=2 * D_FF)
+    return None
+
+
+@referee(EX3)
+def check_fused_swiglu(cls):
+    """Exercise 3: FusedSwiGLU(d_model, d_ff), one gate_up_proj GEMM then a split, gives GatedMLP's output."""
+    said = _split_over_tokens(cls) if isinstance(cls, type) else None
+    return wrong(EX3, said) if said else _fused_swiglu_check(cls)
 
 # ---- Exercise 4: Llama's width rule, backwards ------------------------------------------------
 

@@ -307,7 +307,8 @@ def _stream_mistake(value, lengths):
     actual = lengths["stream"][-1]
     models = {name: v for name, v in stream_models(lengths).items() if name in _STREAM_SENTENCES}
     name, nearest = min(models.items(), key=lambda item: abs(value - item[1]) / item[1])
-    if abs(value - nearest) <= _STREAM_NEAR * nearest:
+    near = 0.01 if value % 5 == 0 else _STREAM_NEAR   # a round 10 or 15 is an estimate, not a wrong formula
+    if abs(value - nearest) <= near * nearest:
         return _STREAM_SENTENCES[name]
     for assumed, sentence in _STREAM_BANDS:
         if assumed(value, actual):

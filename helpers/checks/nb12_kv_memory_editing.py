@@ -229,6 +229,14 @@ def _through_a_copy(fn):
             hint = say("{err}. The neurons are the last dimension of the output of mlp.act, "
                        "(B, T, d_ff): index it as output[..., neurons]", err=str(err))
             raise IndexError(language.translate(hint)) from None   # an exception's message is a plain str
+        except TypeError as err:
+            if "missing 3 required positional arguments" not in str(err):
+                raise
+            said = say("you called your hook yourself, with nothing to hand it. PyTorch calls a forward hook "
+                       "during the run, with (module, inputs, output): register it on model.blocks[1].mlp.act, "
+                       "run the model, remove the hook and return the logits")
+            raise TypeError(language.translate(said)) from None
+    run.__wrapped__ = fn   # the learner's code, read when it returns None
     return run
 
 
