@@ -81,7 +81,7 @@ def test_the_tolerance_separates_the_right_model_from_the_likely_wrong_ones():
     (0.16, "standard deviation about 1"),
     (0.005, "the wrong tail"),
     (0.04, "the wrong tail"),
-    (1.3, "reads as a percent (2% is 0.02)"),
+    (1.3, "a percent; the question asks for a fraction"),
 ])
 def test_gates_above_one_mistakes_are_named(guess, words):
     fb = checks.check_gates_above_one(guess, ABOVE)

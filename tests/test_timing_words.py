@@ -19,10 +19,7 @@ _LABELLED = re.compile(r"([\w-]+):? " + _TIME)
 _RATIO = re.compile(r"([\w-]+)(?: is)? (\d+(?:\.\d+)?)x (faster|slower)\b")
 _MOVE = re.compile(r"\b(falls|rises) from (\d+(?:\.\d+)?)\s?(%|ns|us|µs|ms|s)? to (\d+(?:\.\d+)?)\s?(%|ns|us|µs|ms|s)?")
 _WITHIN = re.compile(r"Expected:.*?within (\d+(?:\.\d+)?)x")
-KNOWN = {   # stored runs that contradict their words, in notebooks outside this change: fixed where they live
-    "14_quantization.ipynb": "a ratio below 1 printed as '0.6x slower' (cell 60); re-run, and print 1/r",
-    "17_fusing_the_mlp.ipynb": "'compiled 0.99x slower' (cell 14): a ratio below 1 called slower",
-}
+KNOWN = {}   # stored runs that contradict their words: none now ({notebook: why} while one does)
 
 
 def _seconds(value, unit):
