@@ -86,6 +86,8 @@ def test_the_tolerance_separates_the_right_model_from_the_likely_wrong_ones():
 def test_gates_above_one_mistakes_are_named(guess, words):
     fb = checks.check_gates_above_one(guess, ABOVE)
     assert not fb and words in fb.message, fb.message
+    if guess > 1:   # a percent is named before the run's answer is given
+        return
     assert fb.message.startswith(f"you predicted {guess:.3f}, the run gives 0.013. "), fb.message
     assert fb.message.endswith(checks.check_gates_above_one.why), "the why still follows the mistake"
 
