@@ -3,11 +3,14 @@
     PASSES["gelu"]["eager"]               # how often the T x d_ff activation crosses memory, unfused
     between_bytes(T, d_ff, 2, "gated", "eager")   # those bytes for T tokens in bfloat16
     compile_problem()                     # None, or one sentence: why torch.compile cannot run here
+    rounding_bound(x, *weights)           # how far float32 may put a GELU MLP's output from the exact one
     kernels(fn, *args)                    # the kernels one call runs, as torch.profiler lists them
     saved_bytes(fn, *args, params=...)    # the activation bytes autograd keeps for backward
     swiglu_triton(gate, up)               # silu(gate) * up in one Triton kernel (a CUDA GPU only)
+    cache_per_capability()                # torch.compile's cache, one folder per CPU capability (on import)
 """
 
+import math
 import os
 import shutil
 import sys
@@ -15,6 +18,26 @@ import sys
 import torch
 
 from helpers import validate
+
+
+def cache_per_capability():
+    """Point torch.compile's cache at a folder of this process's CPU capability; the folder's path.
+
+    Inductor caches the C++ it writes under a key that leaves out ATEN_CPU_CAPABILITY: kernels
+    written for AVX-512 and reused by a process limited to AVX2 give wrong numbers (the other way
+    round, a crash). A folder per capability keeps them apart. Run when this module is imported."""
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+
+    base = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or default_cache_dir()
+    base = base.rstrip(os.sep)
+    if os.path.basename(base).startswith("cpu-"):   # another capability's folder, inherited
+        base = os.path.dirname(base)
+    folder = os.path.join(base, f"cpu-{torch.backends.cpu.get_cpu_capability().lower()}")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
+    return folder
+
+
+cache_per_capability()
 
 # Each time the hidden activation (T x d_ff numbers) is written to or read from memory between
 # the first matmul and the last, counted per kernel. "eager": one library kernel per op, as
@@ -73,6 +96,42 @@ def compile_problem(device="cpu"):
         return ("No C++ compiler was found (inductor writes C++ on a CPU and needs g++ or clang++), "
                 "so the compiled runs are skipped and the rest of the notebook runs eagerly.")
     return None
+
+
+GELU_SLOPE = 1.13   # the largest |GELU'(h)|, near h = 2.4 (the tanh form and the erf form alike)
+LAMBDA = 10         # rounding_bound's confidence: the bound fails with probability below 2 n exp(-LAMBDA^2 / 2)
+GELU_ULPS = 16      # GELU's own rounding, in units of |h|: its dozen float32 operations, tanh's error included
+
+
+def rounding_bound(x, c_fc_w, c_fc_b, c_proj_w, c_proj_b):
+    """Elementwise, how far float32 may put gelu(x c_fc_w^T + c_fc_b) c_proj_w^T + c_proj_b from its
+    exact value, whatever order a kernel sums in. Each n-term dot product (its bias included) is off
+    by at most gamma(n) times the sum of its |terms|: Higham and Mary's probabilistic bound (2019),
+    gamma(n) = exp(LAMBDA sqrt(n) u + n u^2 / (1 - u)) - 1, which holds when roundings are
+    independent and mean zero but for a chance below 2 n exp(-LAMBDA^2 / 2) (1e-18 for n = 3,073),
+    about sqrt(n) / LAMBDA times tighter than the worst case n u. The first matmul's error is
+    carried through GELU's slope, GELU's own rounding added, and the d_ff errors that result, each
+    from another sum, summed by the second matmul as independent ones (LAMBDA root-sum-squares). Computed in float64: any correct
+    float32 kernel, eager or compiled, fused or not, stays within it; bfloat16 does not."""
+    x, c_fc_w, c_fc_b, c_proj_w, c_proj_b = (validate.tensor(t, name).double() for t, name in (
+        (x, "x"), (c_fc_w, "c_fc_w"), (c_fc_b, "c_fc_b"), (c_proj_w, "c_proj_w"), (c_proj_b, "c_proj_b")))
+    if c_fc_w.ndim != 2 or c_fc_w.shape[1] != x.shape[-1]:
+        raise ValueError(f"c_fc_w should be (d_ff, d_model) with d_model = {x.shape[-1]} (x's last "
+                         f"dimension), got shape {tuple(c_fc_w.shape)}")
+    if c_proj_w.ndim != 2 or c_proj_w.shape[1] != c_fc_w.shape[0]:
+        raise ValueError(f"c_proj_w should be (d_model, d_ff) with d_ff = {c_fc_w.shape[0]} (c_fc_w's rows), "
+                         f"got shape {tuple(c_proj_w.shape)}")
+    u = torch.finfo(torch.float32).eps / 2
+
+    def gamma(n):
+        return math.expm1(LAMBDA * math.sqrt(n) * u + n * u * u / (1 - u))
+
+    h = x @ c_fc_w.T + c_fc_b
+    h_err = gamma(x.shape[-1] + 1) * (x.abs() @ c_fc_w.abs().T + c_fc_b.abs())
+    a = torch.nn.functional.gelu(h, approximate="tanh")
+    a_err = GELU_SLOPE * h_err + GELU_ULPS * u * (h.abs() + h_err)
+    carried = LAMBDA * ((a_err ** 2) @ (c_proj_w ** 2).T).sqrt()   # d_ff independent errors, summed
+    return gamma(c_fc_w.shape[0] + 1) * ((a.abs() + a_err) @ c_proj_w.abs().T + c_proj_b.abs()) + carried
 
 
 # Profiler entries that are not kernels: wrappers that call kernels, views that move no data,

@@ -168,7 +168,8 @@ def probe(name):
     def ask():
         request = urllib.request.Request(f"{url}/{name}/resolve/main/config.json", method="HEAD")
         try:
-            urllib.request.urlopen(request, timeout=ANSWER_S).close()
+            # a fresh opener reads the proxy settings now; urlopen's keeps those of its first call
+            urllib.request.build_opener(urllib.request.ProxyHandler()).open(request, timeout=ANSWER_S).close()
         except urllib.error.HTTPError:
             pass                                     # an answer, even 404: the host is there
 

@@ -160,11 +160,16 @@ def f_gelu(x, mlp, active):
     return F.gelu(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx]) @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
 
 
+def _reversed_dims(t):
+    """What t.T gives a 3-D tensor (the learner's .T), without torch's warning that it will stop."""
+    return t.permute(*range(t.ndim - 1, -1, -1))
+
+
 @per_token
 def nonzero_no_flatten(x, mlp, active):
     idx = active.nonzero() if active.dtype == torch.bool else active
-    h = mlp.act(x @ mlp.c_fc.weight[idx].T + mlp.c_fc.bias[idx])
-    return h @ mlp.c_proj.weight[:, idx].T + mlp.c_proj.bias
+    h = mlp.act(x @ _reversed_dims(mlp.c_fc.weight[idx]) + mlp.c_fc.bias[idx])
+    return h @ _reversed_dims(mlp.c_proj.weight[:, idx]) + mlp.c_proj.bias
 
 
 @per_token

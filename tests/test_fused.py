@@ -68,3 +68,91 @@ def test_silu_mul_recomputes_and_matches_autograd():
 def test_the_triton_kernel_refuses_cpu_tensors():
     with pytest.raises(ValueError, match="CUDA"):
         fused.swiglu_triton(torch.ones(2, 3), torch.ones(2, 3))
+
+
+def _gpt2_mlp(x, c_fc_w, c_fc_b, c_proj_w, c_proj_b):
+    return F.linear(F.gelu(F.linear(x, c_fc_w, c_fc_b), approximate="tanh"), c_proj_w, c_proj_b)
+
+
+def _gpt2_weights(d_model=768, d_ff=3072, tokens=16):
+    g = torch.Generator().manual_seed(17)
+    weights = [0.02 * torch.randn(d_ff, d_model, generator=g), 0.02 * torch.randn(d_ff, generator=g),
+               0.02 * torch.randn(d_model, d_ff, generator=g), 0.02 * torch.randn(d_model, generator=g)]
+    return torch.randn(tokens, d_model, generator=g), weights
+
+
+def test_rounding_bound_holds_float32_in_any_order_and_nothing_coarser():
+    x, weights = _gpt2_weights()
+    exact = _gpt2_mlp(x.double(), *(w.double() for w in weights))
+    bound = fused.rounding_bound(x, *weights)
+    assert bound.shape == exact.shape and bound.dtype == torch.float64
+    eager = _gpt2_mlp(x, *weights)
+    # the same sums in another order: the d_ff terms of the second matmul in 48 float32 partial sums
+    a = F.gelu(F.linear(x, weights[0], weights[1]), approximate="tanh")
+    chunked = sum(a[:, i:i + 64] @ weights[2][:, i:i + 64].T for i in range(0, 3072, 64)) + weights[3]
+    for out in (eager, chunked):
+        error = (out.double() - exact).abs()
+        assert error.max() > 0 and (error <= bound).all()
+    # bfloat16 rounds 65,536 times more coarsely than float32: outside the float32 bound
+    coarse = _gpt2_mlp(x.bfloat16(), *(w.bfloat16() for w in weights)).double()
+    assert ((coarse - exact).abs() > bound).any()
+    # a kernel that gets one element wrong by a part in a hundred of the largest is caught
+    wrong = eager.clone()
+    wrong[3, 5] += 1e-2 * exact.abs().max().item()
+    assert ((wrong.double() - exact).abs() > bound).sum() == 1
+
+
+def test_rounding_bound_names_a_mismatched_weight():
+    x, (c_fc_w, c_fc_b, c_proj_w, c_proj_b) = _gpt2_weights(d_model=8, d_ff=32, tokens=2)
+    with pytest.raises(ValueError, match=r"c_fc_w should be \(d_ff, d_model\) with d_model = 8"):
+        fused.rounding_bound(x, c_fc_w.T, c_fc_b, c_proj_w, c_proj_b)
+    with pytest.raises(ValueError, match=r"c_proj_w should be \(d_model, d_ff\) with d_ff = 32"):
+        fused.rounding_bound(x, c_fc_w, c_fc_b, c_proj_w.T, c_proj_b)
+    with pytest.raises(TypeError, match="x must be a torch tensor"):
+        fused.rounding_bound(x.numpy(), c_fc_w, c_fc_b, c_proj_w, c_proj_b)
+
+
+COMPILE_AND_COMPARE = """
+import torch, torch.nn.functional as F
+from helpers import fused
+def mlp(x, w1, b1, w2, b2):
+    return F.linear(F.gelu(F.linear(x, w1, b1), approximate="tanh"), w2, b2)
+g = torch.Generator().manual_seed(0)
+args = [torch.randn(64, 96, generator=g), torch.randn(384, 96, generator=g) / 10, torch.zeros(384),
+        torch.randn(96, 384, generator=g) / 20, torch.zeros(96)]
+with torch.no_grad():
+    out = torch.compile(mlp, dynamic=True)(*args)
+    print(float((out - mlp(*args)).abs().max()))
+"""
+
+
+@pytest.mark.skipif(fused.compile_problem() is not None, reason="torch.compile cannot build kernels here")
+def test_a_process_limited_to_another_capability_does_not_reuse_the_cached_kernels(tmp_path):
+    """Inductor's cache key leaves out ATEN_CPU_CAPABILITY: AVX-512 kernels reused under AVX2 gave
+    wrong numbers (1.2 off on outputs of size 0.4). Two processes, one cache folder handed to both."""
+    import os
+    import subprocess
+    import sys
+
+    from course_paths import ROOT
+
+    native = torch.backends.cpu.get_cpu_capability()
+    lower = "avx2" if native.startswith("AVX512") else "default"
+    if native == "DEFAULT":
+        pytest.skip("this CPU has no vector capability to limit")
+    env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
+    env.update(TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    for capability in (None, lower):
+        run_env = env if capability is None else dict(env, ATEN_CPU_CAPABILITY=capability)
+        ran = subprocess.run([sys.executable, "-c", COMPILE_AND_COMPARE], env=run_env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        assert float(ran.stdout.split()[-1]) < 1e-4, (capability, ran.stdout)
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == sorted({f"cpu-{native.lower()}", f"cpu-{lower}"})
+
+
+def test_the_cache_folder_follows_the_capability(monkeypatch, tmp_path):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "cpu-avx2"))   # a folder inherited from a parent
+    folder = fused.cache_per_capability()
+    assert folder == str(tmp_path / f"cpu-{torch.backends.cpu.get_cpu_capability().lower()}")
+    assert fused.cache_per_capability() == folder   # twice: the same folder, not one inside the other

@@ -3,6 +3,8 @@ down_projections read GPT-2 and OPT alike (checked on tiny random models built h
 
 import sys
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 import torch
@@ -96,6 +98,13 @@ def test_a_proxy_only_network_is_reached_through_its_proxy(monkeypatch):
     server = http.server.HTTPServer(("127.0.0.1", 0), Proxy)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
+        for name in ("http_proxy", "HTTP_PROXY", "no_proxy", "NO_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        try:   # an earlier request, made before the proxy was set, must not fix the route of later ones
+            urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/", timeout=10).close()
+        except urllib.error.HTTPError:
+            pass
+        seen.clear()
         monkeypatch.setenv("HF_ENDPOINT", "http://hub.invalid")   # a name no resolver knows: only the proxy helps
         for name in ("http_proxy", "HTTP_PROXY"):
             monkeypatch.setenv(name, f"http://127.0.0.1:{server.server_port}")
