@@ -1,6 +1,7 @@
 """helpers.fused: the byte counts, the compiler check (a missing compiler simulated), the profiler's
 kernel list, the saved-tensor count and the recomputing SiluMul."""
 
+import importlib.util
 import shutil
 
 import pytest
@@ -156,3 +157,37 @@ def test_the_cache_folder_follows_the_capability(monkeypatch, tmp_path):
     folder = fused.cache_per_capability()
     assert folder == str(tmp_path / f"cpu-{torch.backends.cpu.get_cpu_capability().lower()}")
     assert fused.cache_per_capability() == folder   # twice: the same folder, not one inside the other
+
+
+TRITON_KERNEL_ON_CPU = """
+import torch, torch.nn.functional as F
+from helpers import fused
+kernel = fused._triton_kernel()
+g = torch.Generator().manual_seed(0)
+for dtype, tolerance in ((torch.float32, 1e-6), (torch.bfloat16, 2 ** -7)):
+    for n in (5, 1024, 3000):                      # under one block, one block, a ragged last block
+        gate, up = (torch.randn(n, generator=g).to(dtype) for _ in range(2))
+        out = torch.full_like(gate, float("nan"))
+        kernel[(-(-n // 1024),)](gate, up, out, n, BLOCK=1024)
+        want = F.silu(gate.float()) * up.float()
+        assert torch.allclose(out.float(), want, rtol=tolerance, atol=tolerance), (dtype, n)
+print("ok")
+"""
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None,
+                    reason="Triton is not installed here (it comes with torch's CUDA builds)")
+def test_the_triton_kernel_gives_silu_times_up_in_tritons_interpreter(tmp_path):
+    """The GPU kernel's own code, run on the CPU by Triton's interpreter (TRITON_INTERPRET=1): every
+    element of a ragged last block written, none past it, in float32 and in bfloat16."""
+    import os
+    import subprocess
+    import sys
+
+    from course_paths import ROOT
+
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    ran = subprocess.run([sys.executable, "-c", TRITON_KERNEL_ON_CPU], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0 and ran.stdout.strip() == "ok", ran.stderr[-2000:]
