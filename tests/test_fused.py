@@ -141,9 +141,8 @@ def test_a_process_limited_to_another_capability_does_not_reuse_the_cached_kerne
     lower = "avx2" if native.startswith("AVX512") else "default"
     if native == "DEFAULT":
         pytest.skip("this CPU has no vector capability to limit")
-    env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
-    env.update(TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    for capability in (None, lower):
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    for capability in (None, lower):   # this process's capability, then a lower one
         run_env = env if capability is None else dict(env, ATEN_CPU_CAPABILITY=capability)
         ran = subprocess.run([sys.executable, "-c", COMPILE_AND_COMPARE], env=run_env, cwd=tmp_path,
                              capture_output=True, text=True, timeout=600)
