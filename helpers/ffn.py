@@ -84,7 +84,7 @@ class FFN(nn.Module):
         self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
         bias = validate.boolean(bias, "bias")
         self.c_fc = nn.Linear(d_model, d_ff, bias=bias)     # up-projection (x4 in GPT-2)
-        self.act = activations.module(activation)            # elementwise: the hidden neurons
+        self.act = activations.module(activation)   # the hidden neurons; GPT-2's name (Llama's: act_fn)
         self.c_proj = nn.Linear(d_ff, d_model, bias=bias)   # down-projection
 
     # Llama's names for the same two matrices.

@@ -68,7 +68,10 @@ def _fraction(value, name, of):
 
 
 def hidden(x, mlp):
-    """The hidden units the down-projection reads: act(c_fc x), or act(gate_proj x) * up_proj x. (..., d_ff)"""
+    """The hidden units the down-projection reads: act(c_fc x), or act_fn(gate_proj x) * up_proj x. (..., d_ff)
+
+    The two names are the models' own, as Hugging Face keeps them (GPT2MLP.act, LlamaMLP.act_fn),
+    so this reads the course's MLPs and the real ones alike."""
     gate, up, _ = _projections(mlp)
     return mlp.act(up(x)) if gate is None else mlp.act_fn(gate(x)) * up(x)
 
