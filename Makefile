@@ -92,6 +92,7 @@ lint: $(TEST_STAMP)
 notebooks: $(TEST_STAMP) $(CHECKS_MO)
 	$(BIN)/python tools/sync_notebooks.py $(NB)
 	$(BIN)/python tools/run_notebooks.py $(NB)
+	$(BIN)/python tools/slide_layout.py $(NB)
 	$(BIN)/python tools/section_minutes.py
 	$(BIN)/python tools/claims.py
 
