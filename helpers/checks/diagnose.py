@@ -1,6 +1,6 @@
 """What a wrong array most likely is, said in words.
 
-`arrays()` (helpers.checks.compare) asks `wrong_values(got, expected)` when an
+`arrays()` (helpers.checks.compare) asks `wrong_values(...)` when an
 answer has the right shape and the wrong values, and `wrong_shape(...)` when its
 shape differs. Each tests the answer against the patterns a learner's mistake
 leaves in an array: the transpose, a constant factor or a flipped sign, the
