@@ -78,7 +78,15 @@ def test_matmul_mistakes_are_named():
 
 def test_matmul_wrong_values_and_errors_are_described():
     fb = checks.check_matmul_by_dots(lambda X, W: (X @ W + 1, 2 * X.size * W.shape[1]))
-    assert not fb and "gives a Z that differs in 12 of 12 entries" in fb.message
+    assert not fb and "gives a Z that is the expected array plus 1 in every entry" in fb.message
+
+    def one_slip(X, W):
+        Z = X @ W
+        Z[1, 2] += 1.0
+        return Z, 2 * X.size * W.shape[1]
+
+    fb = checks.check_matmul_by_dots(one_slip)
+    assert not fb and "gives a Z that first differs at index (1, 2)" in fb.message and "(1 of 12 entries" in fb.message
     fb = checks.check_matmul_by_dots(lambda X, W: (X @ W, 2 * X.size * W.shape[1] + 1))
     assert not fb and "gives n_flops = 97; expected 96" in fb.message
     fb = checks.check_matmul_by_dots(lambda X, W: (X @ W, "many"))

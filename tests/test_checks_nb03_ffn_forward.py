@@ -458,3 +458,13 @@ def test_training_under_no_grad_is_named():
     fb = checks.check_learned_memory(under_no_grad)
     assert not fb and "inside `with torch.no_grad()`" in fb.message, fb.message
     assert "does not have a grad_fn" not in fb.message
+
+
+def test_a_gradient_that_fits_no_named_slip_is_told_as_the_array_it_is():
+    def doubled_db2(*case):
+        dW1, db1, dW2, db2, dx = right_backward(*case)
+        return dW1, db1, dW2, 2 * db2, dx
+
+    fb = checks.check_ffn_backward(doubled_db2)
+    assert not fb and "gives a db2 that, set beside autograd's, is the expected array times 2" in fb.message, fb
+    assert "the other gradients agree with autograd's" in fb.message, fb

@@ -224,3 +224,10 @@ def test_share_guess_mistakes_are_named_apart():
 def test_share_answer_is_printed_at_a_stable_rounding():
     fb = checks.check_share_guess(0.25, SHARE)
     assert fb and "the run gives 0.251." in str(fb) and "0.2514" not in str(fb), str(fb)
+
+
+def test_q_off_by_one_level_everywhere_is_named():
+    shifted = with_quantize(lambda W, b, k, q, s: ((q.long() + 1).to(q.dtype), s))
+    fb = checks.check_quantize(shifted, dequantize)
+    assert fb.status == "wrong" and "set beside the nearest levels" in str(fb), fb
+    assert "differs in" not in str(fb), fb

@@ -11,6 +11,7 @@ import math
 import numpy as np
 import torch
 
+from helpers.checks.diagnose import wrong_shape, wrong_values
 from helpers.checks.show import describe, plain, say, shape_str, show, to_numpy
 
 # The relative precision of each floating type: a float32 answer agrees with a float64 reference to about this.
@@ -41,34 +42,26 @@ def _shape(value):
 
 
 def arrays(atol=1e-6, rtol=1e-6):
-    """Arrays or tensors: kind, then shape, then finite values, then values within tolerance."""
+    """Arrays or tensors: kind, then shape, then finite values, then values within tolerance; a wrong shape or
+    wrong values are said as the likely mistake (helpers.checks.diagnose)."""
 
     def compare(got, expected):
         mine, theirs = _shape(got), _shape(expected)
         if mine is not None and theirs is not None and mine != theirs and len(mine) > 0:
             # before any copy: a (10^4, 10^4) answer to a (3, 4) question is told at once
-            return say("has shape {shape}; expected {expected}", shape=shape_str(mine), expected=shape_str(theirs))
+            return wrong_shape(mine, theirs, lambda: (to_numpy(got), to_numpy(expected)))
         arr, exp = to_numpy(got), to_numpy(expected)
         if arr is None or (arr.ndim == 0 and exp.ndim > 0):
             return say("returned {got}; expected an array of shape {shape}", got=describe(got),
                        shape=shape_str(exp.shape))
         if arr.shape != exp.shape:
-            return say("has shape {shape}; expected {expected}", shape=shape_str(arr.shape),
-                       expected=shape_str(exp.shape))
+            return wrong_shape(arr.shape, exp.shape, lambda: (arr, exp))
         if not np.all(np.isfinite(arr)):
             return say("holds NaN or infinite values")
         close = np.isclose(arr, exp, atol=atol, rtol=rtol)
         if close.all():
             return None
-        precision = _lower_precision(got, expected, arr, exp)
-        if precision:
-            return precision
-        idx = tuple(int(i) for i in np.argwhere(~close)[0])
-        values = {"n": int((~close).sum()), "size": arr.size, "got": arr[idx], "expected": exp[idx]}
-        if not arr.ndim:
-            return say("differs: got {got:.4g}, expected {expected:.4g}", **values)
-        return say("differs in {n} of {size} entries; first at index {index}: got {got:.4g}, expected "
-                   "{expected:.4g}", index=idx, **values)
+        return _lower_precision(got, expected, arr, exp) or wrong_values(arr, exp, close, atol, rtol)
 
     return compare
 

@@ -15,6 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers import activations, capacity
+from helpers.checks.compare import arrays
 from helpers.checks.core import attempt, correct, names_read, outcome, referee, wrong
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake, Prediction
@@ -414,8 +415,7 @@ _BACKWARD_SAID = {
                 "derivative and W1.T.",
     "shape error": "{call} raised a shape error in a matrix product: a transpose is missing or extra. Write "
                    "each product's shapes down: dW1 is (d_model, d_ff), so it is x.T @ dh.",
-    "wrong": "{call} gives a {name} that differs from autograd's in {n} of {total} entries (largest difference "
-             "{gap:.2g}); the other gradients {others}.",
+    "wrong": "{call} gives a {name} that, set beside autograd's, {problem}; the other gradients {others}.",
 }
 
 
@@ -500,12 +500,10 @@ def _diagnose(grads, want, case, call):
                 _close(grads[i], slipped[i]) for i in wrong_ones):
             return say(sentence)
     first = wrong_ones[0]
-    gap = (grads[first] - want[first]).abs()
-    close = torch.isclose(grads[first], want[first], rtol=1e-9, atol=1e-10)
     others = (say("agree with autograd's") if len(wrong_ones) == 1
               else say("{names} differ too", names=", ".join(_GRAD_NAMES[i] for i in wrong_ones[1:])))
-    return say(_BACKWARD_SAID["wrong"], call=call, name=_GRAD_NAMES[first], n=int((~close).sum()),
-               total=close.numel(), gap=float(gap.max()), others=others)
+    return say(_BACKWARD_SAID["wrong"], call=call, name=_GRAD_NAMES[first], others=others,
+               problem=arrays(atol=1e-10, rtol=1e-9)(grads[first], want[first]))
 
 
 def _five_agree(got, want):
