@@ -57,8 +57,9 @@ def test_right_answers():
     assert checks.check_silu_mul(lambda g, u: g * torch.sigmoid(g) * u)
     assert checks.check_silu_mul_function(RIGHT)
     assert checks.check_cross_guess(384, 384)
-    assert checks.check_cross_guess(400, 384)
-    assert checks.check_saved_share_guess(20, 22.9)
+    assert checks.check_cross_guess(380, 384)   # a whole number of tokens: within rounding, not a guess's width
+    assert checks.check_cross_guess(400, 384).status == "wrong"
+    assert checks.check_saved_share_guess(23, 22.9)
     assert checks.check_saved_share_guess(0.22, 22.9).status == "wrong"   # a fraction for a percent is named
 
 
@@ -105,7 +106,34 @@ def test_saved_and_in_place_mistakes_are_named():
 
     on_ctx = _function(lambda g, u: F.silu(g) * u, lambda g, u, d: (d * u * _silu_grad(g), d * F.silu(g)),
                        save=keeps_on_ctx)
-    assert "attribute of ctx" in str(checks.check_silu_mul_function(on_ctx))
+    assert "kept on ctx" in str(checks.check_silu_mul_function(on_ctx))
+
+    def keeps_in_a_tuple(ctx, g, u):   # a cache inside a container, not a tensor attribute itself
+        ctx.save_for_backward(g, u)
+        ctx.cache = (torch.sigmoid(g), {"silu": F.silu(g)})
+
+    in_tuple = _function(lambda g, u: F.silu(g) * u, lambda g, u, d: (d * u * _silu_grad(g), d * F.silu(g)),
+                         save=keeps_in_a_tuple)
+    fb = checks.check_silu_mul_function(in_tuple)
+    assert fb.status == "wrong" and "keeps 2 tensor(s)" in str(fb), fb
+
+    class OnTheClass(torch.autograd.Function):
+        store = {"scale": torch.ones(1)}   # the class's own tensor, there before forward: not counted
+
+        @staticmethod
+        def forward(ctx, gate, up):
+            ctx.save_for_backward(gate, up)
+            OnTheClass.store["s"] = torch.sigmoid(gate)
+            return F.silu(gate) * up
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            gate, up = ctx.saved_tensors
+            return grad_out * up * _silu_grad(gate), grad_out * F.silu(gate)
+
+    fb = checks.check_silu_mul_function(OnTheClass)
+    assert fb.status == "wrong" and "keeps 1 tensor(s)" in str(fb) and "on the class" in str(fb), fb
+    assert not checks.works(OnTheClass)
 
     def overwrite(g, u, d):   # Liger's trick, on the caller's tensors
         grad_gate, grad_up = d * u * _silu_grad(g), d * F.silu(g)
@@ -137,3 +165,12 @@ def test_prediction_mistakes_are_named():
     assert "fused" in str(checks.check_cross_guess(768, 384))
     assert "decode" in str(checks.check_cross_guess(1, 384))
     assert "g and u" in str(checks.check_saved_share_guess(80, 22.9))
+    assert "five passes" in str(checks.check_cross_guess(307, 384))
+    assert "three passes" in str(checks.check_cross_guess(512, 384))
+    share = 100 * 11008 / (4096 + 4 * 11008)
+    assert "leaves x out" in str(checks.check_saved_share_guess(25, share))
+    assert "counts x twice" in str(checks.check_saved_share_guess(21.1, share))
+    assert "not the same size" in str(checks.check_saved_share_guess(20, share))
+    for near in (22, 23.5):   # within rounding
+        assert checks.check_saved_share_guess(near, share).status == "correct", near
+    assert checks.check_cross_guess(380, 384).status == "correct"
