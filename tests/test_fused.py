@@ -156,3 +156,18 @@ def test_the_cache_folder_follows_the_capability(monkeypatch, tmp_path):
     folder = fused.cache_per_capability()
     assert folder == str(tmp_path / f"cpu-{torch.backends.cpu.get_cpu_capability().lower()}")
     assert fused.cache_per_capability() == folder   # twice: the same folder, not one inside the other
+
+
+def test_the_crossings_are_said_in_the_notebooks_language():
+    from helpers import language
+
+    assert fused.crossings("gelu", "eager") == ["c_fc writes h", "GELU reads h", "GELU writes a", "c_proj reads a"]
+    before = language.current()
+    try:
+        language.use("ko")
+        korean = fused.crossings("gated", "fused")
+    finally:
+        language.use(before)
+    assert korean == ["gate_up + SiLU *가 p를 씀", "down_proj가 p를 읽음"]
+    with pytest.raises(ValueError, match="how"):
+        fused.crossings("gelu", "compiled")
