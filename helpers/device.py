@@ -9,6 +9,8 @@ from contextlib import contextmanager
 
 import torch
 
+from helpers.language import said
+
 ENV_VAR = "COURSE_DEVICE"
 KNOWN = ("cuda", "mps", "cpu")
 
@@ -66,14 +68,15 @@ def pick_device(preferred=None):
 
 
 def describe_device(device=None):
-    """One line naming the device, e.g. 'cuda (NVIDIA H100, 80 GiB)' or 'cpu (8 threads)'."""
+    """One line naming the device, e.g. 'cuda (NVIDIA H100, 80 GiB)' or 'cpu (x86_64, 8 threads)' (in the
+    course's language, helpers.language)."""
     device = pick_device() if device is None else check_available(device)
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)
         return f"cuda ({props.name}, {props.total_memory / 2**30:.0f} GiB)"
     if device.type == "mps":
         return f"mps (Apple GPU, {platform.machine()})"
-    return f"cpu ({platform.machine()}, {torch.get_num_threads()} threads)"
+    return said("cpu ({machine}, {threads} threads)", machine=platform.machine(), threads=torch.get_num_threads())
 
 
 def synchronize(device):

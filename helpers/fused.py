@@ -1,6 +1,7 @@
 """Fusing the MLP: the bytes between its two matmuls, a compiler's kernels, and what backward keeps.
 
     PASSES["gelu"]["eager"]               # how often the T x d_ff activation crosses memory, unfused
+    crossings("gelu", "eager")            # those crossings in words, in the notebook's language
     between_bytes(T, d_ff, 2, "gated", "eager")   # those bytes for T tokens in bfloat16
     compile_problem()                     # None, or one sentence: why torch.compile cannot run here
     rounding_bound(x, *weights)           # how far float32 may put a GELU MLP's output from the exact one
@@ -18,6 +19,7 @@ import sys
 import torch
 
 from helpers import validate
+from helpers.language import say, translate
 
 
 def cache_per_capability():
@@ -43,14 +45,23 @@ cache_per_capability()
 # the first matmul and the last, counted per kernel. "eager": one library kernel per op, as
 # PyTorch runs nn.GELU / F.silu and `*`. "fused": the activation computed in the first matmul's
 # epilogue (gate and up as one matmul for the gated MLP), written once and read by the second.
+# Each crossing is a phrase a learner reads (`crossings` says it in the notebook's language).
 PASSES = {
-    "gelu": {"eager": {"c_fc writes h": 1, "GELU reads h": 1, "GELU writes a": 1, "c_proj reads a": 1},
-             "fused": {"c_fc + GELU write a": 1, "c_proj reads a": 1}},
-    "gated": {"eager": {"gate_proj writes g": 1, "up_proj writes u": 1, "SiLU reads g": 1,
-                        "SiLU writes s": 1, "* reads s": 1, "* reads u": 1, "* writes p": 1,
-                        "down_proj reads p": 1},
-              "fused": {"gate_up + SiLU * write p": 1, "down_proj reads p": 1}},
+    "gelu": {"eager": {say("c_fc writes h"): 1, say("GELU reads h"): 1, say("GELU writes a"): 1,
+                       say("c_proj reads a"): 1},
+             "fused": {say("c_fc + GELU write a"): 1, say("c_proj reads a"): 1}},
+    "gated": {"eager": {say("gate_proj writes g"): 1, say("up_proj writes u"): 1, say("SiLU reads g"): 1,
+                        say("SiLU writes s"): 1, say("* reads s"): 1, say("* reads u"): 1, say("* writes p"): 1,
+                        say("down_proj reads p"): 1},
+              "fused": {say("gate_up + SiLU * write p"): 1, say("down_proj reads p"): 1}},
 }
+
+
+def crossings(kind="gelu", how="eager"):
+    """PASSES[kind][how]'s crossings in words, in the course's language: ['c_fc writes h', ...]."""
+    validate.choice(kind, "kind", PASSES)
+    validate.choice(how, "how", PASSES[kind])
+    return [translate(crossing) for crossing in PASSES[kind][how]]
 
 
 def weight_bytes(d_model, d_ff, bytes_per_element, kind="gelu"):

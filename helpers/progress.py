@@ -3,12 +3,14 @@
 In Jupyter and Colab the bar is an ipywidgets bar that disappears when the loop
 ends, leaving "fitting: 24 of 24 done in 2.31 s", so that a stored notebook
 (GitHub, a projector) never shows a bar frozen at 0%. Elsewhere (a script, a
-test) it is a tqdm bar on stderr.
+test) it is a tqdm bar on stderr. The summary line is in the course's language
+(helpers.language); the notebook's `desc` comes translated from its Korean cell.
 """
 
 import time
 
 from helpers import validate
+from helpers.language import said
 from helpers.timing import format_seconds
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -39,7 +41,7 @@ def progress(iterable, desc=None, total=None):
 
         yield from tqdm(iterable, desc=desc, total=total)
         return
-    yield from _widget_progress(iterable, desc or "working", total)
+    yield from _widget_progress(iterable, desc or said("in progress"), total)
 
 
 def _widget_progress(items, desc, total):
@@ -65,5 +67,12 @@ def _widget_progress(items, desc, total):
         handle.update({"text/plain": ""}, raw=True)  # the bar goes; its line stays empty
         for widget in (label, bar, box):
             widget.close()
-    of_total = f" of {total}" if total else ""
-    print(f"{desc}: {done}{of_total} done in {format_seconds(time.perf_counter() - start)}")
+    print(summary(desc, done, total, time.perf_counter() - start))
+
+
+def summary(desc, done, total, seconds):
+    """The line a finished bar leaves: "fitting: 24 of 24 done in 2.31 s" (total None: "24 done in ...")."""
+    if total:
+        return said("{desc}: {done} of {total} done in {time}", desc=desc, done=done, total=total,
+                    time=format_seconds(seconds))
+    return said("{desc}: {done} done in {time}", desc=desc, done=done, time=format_seconds(seconds))

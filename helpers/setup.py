@@ -150,6 +150,7 @@ def setup_notebook(seed=SEED, device=None, language="en"):
     from helpers import language as course_language
     from helpers import plots
     from helpers.device import describe_device, pick_device
+    from helpers.language import said
 
     course_language.use(language)
     seed_everything(seed)
@@ -158,6 +159,6 @@ def setup_notebook(seed=SEED, device=None, language="en"):
         plots.use_hangul_font()   # Korean titles, labels and legends
     _sharp_inline_figures()
     dev = pick_device(device)
-    print(f"Device: {describe_device(dev)}")
-    print(f"Versions: {versions()}")
+    print(said("Device: {device}", device=describe_device(dev)))
+    print(said("Versions: {versions}", versions=versions()))
     return dev

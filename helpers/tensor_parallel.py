@@ -27,6 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers import validate
+from helpers.language import said
 from helpers.launch import launch, load_portable, peak_memory_bytes, pick_backend, portable  # noqa: F401 - pick_backend for notebook 10
 
 SHARD_KEYS = ("W1", "b1", "W2", "b2")
@@ -106,17 +107,18 @@ class WorkerResult:
 
 
 def peak_memory_summary(results, expected_below=0.5e9):
-    """A clause on the workers' peak memory, measured against what the text expects (bytes)."""
+    """A clause on the workers' peak memory, measured against what the text expects (bytes), in the course's
+    language (helpers.language)."""
     validate.positive_number(expected_below, "expected_below")
     if not isinstance(results, (list, tuple)):
         raise TypeError(f"results must be a list of the workers' results (from run), got {type(results).__name__}")
     peaks = [r.peak_memory for r in results]
     if any(p is None for p in peaks):
-        return "this system does not report a process's peak memory"
+        return said("this system does not report a process's peak memory")
     if max(peaks) <= expected_below:
-        return f"each worker's memory peaked below {expected_below / 1e9:.1f} GB"
-    return (f"a worker's memory peaked at {max(peaks) / 1e9:.2f} GB, above the {expected_below / 1e9:.1f} GB "
-            "the text expects (a torch built for CUDA loads more)")
+        return said("each worker's memory peaked below {limit:.1f} GB", limit=expected_below / 1e9)
+    return said("a worker's memory peaked at {peak:.2f} GB, above the {limit:.1f} GB the text expects "
+                "(a torch built for CUDA loads more)", peak=max(peaks) / 1e9, limit=expected_below / 1e9)
 
 
 def check_shards(shards, x):

@@ -590,6 +590,8 @@ CASES = [
      r"mlp must be an FFN \(c_fc, c_proj\) or a GatedMLP"),
     ("fused.weight_bytes", "unknown kind", lambda: fused.weight_bytes(768, 3072, 4, "relu"), ValueError,
      r"unknown kind 'relu'; choose one of \['gated', 'gelu'\]"),
+    ("fused.crossings", "unknown how", lambda: fused.crossings("gelu", "compiled"), ValueError,
+     r"unknown how 'compiled'; choose one of \['eager', 'fused'\]"),
     ("fused.between_bytes", "no tokens", lambda: fused.between_bytes(0, 3072, 4), ValueError,
      r"n_tokens must be a positive integer, got 0"),
     ("fused.rounding_bound", "a transposed c_fc_w",

@@ -88,3 +88,23 @@ def test_a_translated_code_string_reaches_the_generated_korean_cell_and_status_n
     assert korean != cell.source and "번역" in korean and code_strings.same_code(cell.source, korean)
     found = translations.code_problems(path)
     assert [(kind, at) for kind, at, _, _ in found] == [("code", index)], "the committed Korean cell is now stale"
+
+
+def test_the_literals_an_expression_joins_chooses_or_puts_together_are_found_but_not_those_code_reads():
+    cell = '''print("Expected: " + ("within 2x" if cpu else "about as fast") + ", at T=1.")
+print(", ".join(f"at T={T} fused is {r}" for T, r in ratios.items()))
+print(f"{'':<17}{'neurons':<19}{t['dense']}")
+print(f"{t['dense']:.1f} {x}")
+for n in progress(items, desc="training SAEs"):
+    pass
+assert ok, "got " + ("less than 1e-12" if gap < 1e-12 else f"up to {gap:.2f}")
+print(layouts["gathered by columns"])
+def fused_is(r):
+    return f"{r:.2f}x faster" if r >= 1 else "same"
+def kind(gated):
+    return "gated" if gated else "relu"
+'''
+    assert _texts(cell) == ['"Expected: "', '"within 2x"', '"about as fast"', '", at T=1."',
+                            'f"at T={T} fused is {r}"', "f\"{'':<17}{'neurons':<19}{t['dense']}\"",
+                            '"training SAEs"', '"got "', '"less than 1e-12"', 'f"up to {gap:.2f}"',
+                            'f"{r:.2f}x faster"', '"same"']

@@ -190,3 +190,18 @@ def test_the_triton_kernel_gives_silu_times_up_in_tritons_interpreter(tmp_path):
     ran = subprocess.run([sys.executable, "-c", TRITON_KERNEL_ON_CPU], env=env, cwd=tmp_path,
                          capture_output=True, text=True, timeout=600)
     assert ran.returncode == 0 and ran.stdout.strip() == "ok", ran.stderr[-2000:]
+
+
+def test_the_crossings_are_said_in_the_notebooks_language():
+    from helpers import language
+
+    assert fused.crossings("gelu", "eager") == ["c_fc writes h", "GELU reads h", "GELU writes a", "c_proj reads a"]
+    before = language.current()
+    try:
+        language.use("ko")
+        korean = fused.crossings("gated", "fused")
+    finally:
+        language.use(before)
+    assert korean == ["gate_up + SiLU *가 p를 씀", "down_proj가 p를 읽음"]
+    with pytest.raises(ValueError, match="how"):
+        fused.crossings("gelu", "compiled")

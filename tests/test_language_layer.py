@@ -3,6 +3,7 @@ import the standard library alone, the modules that speak to a learner use it, a
 names (helpers.checks.language, helpers.checks.show.say) still work."""
 
 import ast
+import re
 import subprocess
 import sys
 
@@ -14,8 +15,8 @@ from helpers.checks import language as checks_language
 from helpers.checks import show
 
 BOTTOM = ("language.py", "particles.py")
-SPEAKERS = ("gpt2.py", "setup.py", "study.py", "study_group.py", "study_page.py", "checks/core.py",
-            "checks/recording.py")
+SPEAKERS = ("gpt2.py", "setup.py", "device.py", "progress.py", "study.py", "study_group.py", "study_page.py",
+            "checks/core.py", "checks/recording.py")
 
 
 def _imports(path):
@@ -84,3 +85,21 @@ def test_the_language_outside_a_notebook_comes_from_course_lang_then_the_locale(
 def test_an_unknown_course_lang_is_named():
     with pytest.raises(ValueError, match="COURSE_LANG must be one of \\['en', 'ko'\\], got 'fr'"):
         language.from_environment({"COURSE_LANG": "fr"})
+
+
+def test_the_setup_lines_speak_the_notebooks_language_and_nbval_masks_them_in_both():
+    from rerun_check import sanitizers
+
+    code = "import helpers.setup as s; s.setup_notebook(device='cpu', language='{}')"
+    printed = {lang: subprocess.run([sys.executable, "-c", code.format(lang)], cwd=ROOT, capture_output=True,
+                                    text=True, check=True).stdout.splitlines() for lang in ("en", "ko")}
+    assert re.fullmatch(r"Device: cpu \(.+, \d+ threads\)", printed["en"][0]), printed["en"]
+    assert re.fullmatch(r"장치: cpu \(.+, 스레드 \d+개\)", printed["ko"][0]), printed["ko"]
+    assert printed["en"][1].startswith("Versions: python ") and printed["ko"][1].startswith("버전: python ")
+    masked = {}
+    for lang, lines in printed.items():
+        text = "\n".join(lines)
+        for regex, replace in sanitizers():
+            text = regex.sub(replace, text)
+        masked[lang] = text
+    assert masked["en"] == masked["ko"] == "Device: DEVICE\nVersions: VERSIONS"

@@ -189,3 +189,19 @@ def test_the_engine_is_there_from_torch_2_5_and_said_missing_before(monkeypatch,
     ffn, x, _ = small
     with pytest.raises(RuntimeError, match="which run_parallelized needs"):
         tensor_parallel.run_parallelized(ffn, x, {"c_fc": "colwise"}, 2)
+
+
+def test_the_peak_memory_clause_is_said_in_the_notebooks_language():
+    from types import SimpleNamespace
+
+    from helpers import language
+
+    low, high = [SimpleNamespace(peak_memory=2e8)], [SimpleNamespace(peak_memory=7e8)]
+    assert tensor_parallel.peak_memory_summary(low) == "each worker's memory peaked below 0.5 GB"
+    before = language.current()
+    try:
+        language.use("ko")
+        assert tensor_parallel.peak_memory_summary(low) == "워커마다 메모리 최대치가 0.5 GB 미만"
+        assert tensor_parallel.peak_memory_summary(high).startswith("한 워커의 메모리 최대치가 0.70 GB로")
+    finally:
+        language.use(before)

@@ -4,7 +4,13 @@ or draws, kept in locale/ko/LC_MESSAGES/code.po (the code itself stays the Engli
 What is translatable, found with the AST and the tokenizer (never a regex over code): every comment;
 and every string literal or f-string with words in it that is an argument of print, the message of
 an assert, a figure's title, axis label, text or legend (set_title, set_xlabel, suptitle, text,
-annotate, legend...), or the value of label=, title=, xlabel=, ylabel=, description=. An entry's
+annotate, legend...), or the value of label=, title=, xlabel=, ylabel=, description=, desc= (a
+progress bar's label); inside such an argument, each literal that it joins with `+`, chooses with a
+conditional expression (`"faster" if r > 1 else "slower"`), or puts together with str.join or
+str.format; and what a cell's function returns where one of its literals is a phrase (words with a
+space: `return f"{r:.2f}x faster" if r >= 1 else "same"`), which the cell then prints; a function that
+returns only single words ("relu") returns code. An f-string's words are its text and the literals its fields show as they are
+(`{'neurons':<19}`, `{'faster' if r > 1 else 'slower'}`), not those its code reads (`{t['dense']}`). An entry's
 msgctxt is "<notebook>#<cell id>", its msgid the literal or comment as written in the English cell
 (quotes, f prefix and {fields} included), its msgstr the Korean as it goes into the Korean cell.
 
@@ -26,7 +32,7 @@ from babel.messages.catalog import Message
 PRINTERS = {"print"}
 LABELLERS = {"set_title", "set_xlabel", "set_ylabel", "set_zlabel", "suptitle", "title", "xlabel", "ylabel",
              "text", "annotate", "legend", "set_label", "supxlabel", "supylabel"}
-KEYWORDS = {"label", "title", "xlabel", "ylabel", "description"}
+KEYWORDS = {"label", "title", "xlabel", "ylabel", "description", "desc"}
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 _DIRECTIVE = re.compile(r"#\s*(noqa|type:|fmt:|pragma|%%)")
 
@@ -56,19 +62,62 @@ def _is_text(node):
     return isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
 
 
+def _pieces(node):
+    """The literals of a shown expression: itself, or those it joins with +, chooses with `a if c else b`,
+    or puts together with str.join (its separator and items) or str.format (its template)."""
+    if _is_text(node):
+        yield node
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        yield from _pieces(node.left)
+        yield from _pieces(node.right)
+    elif isinstance(node, ast.IfExp):
+        yield from _pieces(node.body)
+        yield from _pieces(node.orelse)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "format"):
+        yield from _pieces(node.func.value)
+        for arg in node.args if node.func.attr == "join" else ():
+            if isinstance(arg, (ast.GeneratorExp, ast.ListComp)):
+                yield from _pieces(arg.elt)
+            elif isinstance(arg, (ast.List, ast.Tuple)):
+                for item in arg.elts:
+                    yield from _pieces(item)
+
+
 def _literals(tree):
     """The string nodes a learner reads: print's arguments, assert messages, figure labels, widget text."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assert) and node.msg is not None and _is_text(node.msg):
-            yield node.msg
+        if isinstance(node, ast.Assert) and node.msg is not None:
+            yield from _pieces(node.msg)
+        if isinstance(node, ast.Return) and node.value is not None:   # a cell's function that words a result
+            pieces = list(_pieces(node.value))
+            if any(" " in _shown_text(piece).strip() for piece in pieces):
+                yield from pieces
         if not isinstance(node, ast.Call):
             continue
         name = getattr(node.func, "id", getattr(node.func, "attr", ""))
         if name in PRINTERS | LABELLERS:
             for arg in node.args:
                 items = arg.elts if isinstance(arg, (ast.List, ast.Tuple)) and name == "legend" else [arg]
-                yield from (item for item in items if _is_text(item))
-        yield from (k.value for k in node.keywords if k.arg in KEYWORDS and _is_text(k.value))
+                for item in items:
+                    yield from _pieces(item)
+        for keyword in node.keywords:
+            if keyword.arg in KEYWORDS:
+                yield from _pieces(keyword.value)
+
+
+def _shown_text(node):
+    """The words a literal or an f-string shows as written."""
+    return " ".join(_shown_literals(node)) if isinstance(node, ast.JoinedStr) else node.value
+
+
+def _shown_literals(node):
+    """The text an f-string shows as written: its literal parts and the literals its fields show as they
+    are (`{'neurons':<19}`, `{'faster' if r > 1 else 'slower'}`), not a literal its code reads."""
+    for value in node.values:
+        if isinstance(value, ast.Constant):
+            yield value.value
+        elif isinstance(value, ast.FormattedValue):
+            yield from (piece.value for piece in _pieces(value.value) if isinstance(piece, ast.Constant))
 
 
 def spans(source):
@@ -83,7 +132,7 @@ def spans(source):
     for node in _literals(tree):
         start, end = at(node.lineno, node.col_offset), at(node.end_lineno, node.end_col_offset)
         text = source[start:end]
-        words = re.sub(r"\{[^{}]*\}", "", text) if isinstance(node, ast.JoinedStr) else text
+        words = _shown_text(node) if isinstance(node, ast.JoinedStr) else text
         if _WORDS.search(words) and not _a_name(words):
             found[start] = (start, end, text)
     line_start = [0]
