@@ -68,3 +68,16 @@ def test_the_matrix_demo_titles_are_translated_once_and_filled_per_move(korean):
     language.use("en")
     fig = nb01_matrix_multiply.make().render(T=1, d=1, m=1)
     assert fig.axes[0].get_title() == "X @ W = Z: 2·T·d·m = 2 FLOPs; W holds 1 weight, shared by all 1 token"
+
+
+def test_a_title_drawn_in_korean_is_not_kept_for_english():
+    """nb03's demo caches its numbers per setting: the language is part of the key, so a Korean run
+    earlier in the same process (these tests) leaves an English figure English."""
+    settings = nb03_ffn_forward.SAMPLE
+    language.use("ko")
+    try:
+        korean = nb03_ffn_forward._numbers(*settings.values(), language.current())["left_title"]
+    finally:
+        language.use("en")
+    english = nb03_ffn_forward._numbers(*settings.values(), language.current())["left_title"]
+    assert HANGUL.search(str(korean)) and not HANGUL.search(str(english)), (korean, english)

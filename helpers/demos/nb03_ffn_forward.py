@@ -11,7 +11,7 @@ import numpy as np
 from ipywidgets import Dropdown
 from matplotlib.ticker import PercentFormatter
 
-from helpers import activations
+from helpers import activations, language
 from helpers.demos.stamps import Label, in_place
 from helpers.language import said
 from helpers.plots import COLORS
@@ -47,9 +47,10 @@ def _hidden(d_model, d_ff):
     return _hidden_layers(d_model)[d_ff]
 
 
-@lru_cache(maxsize=len(D_MODELS) * len(EXPANSIONS) * len(ACTIVATIONS))
-def _numbers(d_model, expansion, activation):
-    """What the figure shows: widths, the left title, the sorted curves and the right title."""
+@lru_cache(maxsize=2 * len(D_MODELS) * len(EXPANSIONS) * len(ACTIVATIONS))
+def _numbers(d_model, expansion, activation, lang):
+    """What the figure shows: widths, the left title, the sorted curves and the right title, in the
+    language `lang` (part of the cache's key: a title said in Korean is not kept for English)."""
     d_ff = expansion * d_model
     params = 2 * d_model * d_ff + d_ff + d_model
     flops = 4 * d_model * d_ff                      # per token: two matmuls, 2 FLOPs per multiply-add
@@ -111,7 +112,7 @@ def _hidden_panel(ax_h, n, activation):
 def draw(fig, d_model, expansion, activation):
     """Left: the shapes d_model -> d_ff -> d_model. Right: one token's d_ff hidden values.
     Returns the artists that `update` changes."""
-    n = _numbers(d_model, expansion, activation)
+    n = _numbers(d_model, expansion, activation, language.current())
     ax, ax_h = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.4]})
     bars, labels = _widths(ax, n)
     before, after, after_label = _hidden_panel(ax_h, n, activation)
@@ -125,7 +126,7 @@ def draw(fig, d_model, expansion, activation):
 def update(fig, artists, d_model, expansion, activation):
     """Resize the bars, move the curves and rewrite the texts on fixed axes; return what
     changed, so that a move repaints only these."""
-    n = _numbers(d_model, expansion, activation)
+    n = _numbers(d_model, expansion, activation, language.current())
     widest = max(n["widths"])
     for bar, text, w, label in zip(artists["bars"], artists["labels"], n["widths"], n["names"], strict=True):
         bar.set_x(-w / widest / 2)

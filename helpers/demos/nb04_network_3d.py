@@ -15,7 +15,7 @@ import numpy as np
 from ipywidgets import Dropdown, FloatSlider, IntSlider
 from matplotlib.collections import LineCollection
 
-from helpers import activations, network3d
+from helpers import activations, language, network3d
 from helpers.language import said
 from helpers.widgets import LiveFigure
 
@@ -48,9 +48,10 @@ def forward(sizes, activation, seed=0):
 
 
 @cache
-def network(n_layers, d, activation):
+def network(n_layers, d, activation, lang):
     """What a setting draws, whatever the view: node positions in 3D, node values, the off mask,
-    the strongest edges of each matrix (node indices, weights), and the title."""
+    the strongest edges of each matrix (node indices, weights), and the title in the language `lang`
+    (part of the cache's key: a title said in Korean is not kept for English)."""
     sizes = layer_sizes(n_layers, d)
     weights, values, pre = forward(sizes, activation)
     widest = np.ceil(np.sqrt(max(sizes))) - 1                 # the largest grid's side, in node steps
@@ -76,7 +77,7 @@ def network(n_layers, d, activation):
 def edge_style(n_layers, d, activation):
     """Each edge's colour, line style and width: grey, solid for w > 0 and dashed for w < 0,
     darker and wider the larger |w| is within its matrix."""
-    *_, edges, _ = network(n_layers, d, activation)
+    *_, edges, _ = network(n_layers, d, activation, language.current())
     colors, styles, widths = [], [], []
     for *_, w in edges:
         strength = np.abs(w) / max(np.abs(w).max(), 1e-300)
@@ -105,7 +106,7 @@ def draw(fig, n_layers, d, activation, view, turn):
 def update(fig, artists, n_layers, d, activation, view, turn):
     """Project the network for this view, move the edges, nodes and crosses, rewrite the title and
     fit the axes around the picture; return what changed."""
-    points, values, off, edges, title = network(n_layers, d, activation)
+    points, values, off, edges, title = network(n_layers, d, activation, language.current())
     colors, styles, widths = edge_style(n_layers, d, activation)
     elev, azim = VIEWS[view]
     screen, depth = network3d.project(points, elev, azim + turn)   # (n, 2), (n,)
