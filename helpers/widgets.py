@@ -35,8 +35,14 @@ MAX_HEIGHT_PX = 400     # the figure's height on screen: controls and figure fit
 # In projector mode the style below sizes the figure to the window; drawn this tall, a 1080p
 # screen shows the sharp image at about its own resolution.
 PROJECTOR_MAX_HEIGHT_PX = 640
-# Projector mode (helpers.presentation()) enlarges the controls with the figure.
-PROJECTOR_CSS = """<style>
+# The demo's style: its figure takes the room its window gives it. In normal mode it is drawn as
+# tall as the window's width allows at the 1280 px layout's scale (400 px at 1280 wide, 600 px at
+# 1920), never taller than the height left under the controls; in projector mode
+# (helpers.presentation()) it takes that whole height, and the controls grow with it.
+DEMO_CSS = """<style>
+.jp-OutputArea:has(.course-demo) .jp-OutputArea-output img {
+  height: min(calc(100vh - 210px - var(--course-controls, 3) * 46px), calc(400 * 100vw / 1280));
+  max-height: none; width: auto; max-width: 100%; object-fit: contain; object-position: left top; }
 .course-projector { --jp-widgets-font-size: 20px; --jp-widgets-inline-height: 40px;
   --jp-widgets-inline-width: 520px; --jp-widgets-inline-label-width: 200px;
   --jp-widgets-slider-handle-size: 22px; font-size: 20px; }
@@ -44,10 +50,8 @@ PROJECTOR_CSS = """<style>
 .course-projector .widget-html-content { font-size: 20px; line-height: 1.3; }
 .course-projector .widget-inline-hbox { max-width: 100%; box-sizing: border-box; }
 .course-projector select, .course-projector .slider-container { min-width: 0; }
-/* The figure takes the height its window leaves under the controls: 1080p gets a larger figure. */
 .jp-OutputArea:has(.course-projector) .jp-OutputArea-output img {
-  height: calc(100vh - 210px - var(--course-controls, 3) * 46px); max-height: none; width: auto;
-  max-width: 100%; object-fit: contain; object-position: left top; }
+  height: calc(100vh - 210px - var(--course-controls, 3) * 46px); }
 """ + "".join(f".jp-OutputArea:has(.course-controls-{n}) {{ --course-controls: {n}; }}\n" for n in range(1, 7)) + """
 </style>"""
 
@@ -289,10 +293,10 @@ class LiveFigure:
         box = VBox([self.note, *self.controls.values()])
         self._hide_note_once_seen()
         box.add_class("course-demo")
+        box.add_class(f"course-controls-{min(len(self.controls), 6)}")
         if projector_mode():
             box.add_class("course-projector")
-            box.add_class(f"course-controls-{min(len(self.controls), 6)}")
-            display(HTML(PROJECTOR_CSS))
+        self.box = box
         names = ", ".join(self.controls)
         # A plain-text stand-in where widgets cannot render (GitHub, nbconvert).
         display(
@@ -302,6 +306,7 @@ class LiveFigure:
             },
             raw=True,
         )
+        display(HTML(DEMO_CSS))
         self.render()
         with self._everything_drawn():
             data, metadata = png_output(self.figure)

@@ -314,12 +314,13 @@ def test_every_rise_slide_fits_the_screen_without_scrolling(browser, lab, path):
                           "names the cells taller than a slide):\n" + "\n".join(problems))
 
 
-@pytest.fixture(scope="module")
-def stored_demo(lab):
-    """A notebook whose demo ran headless and was stored with its widget state, as the course's are."""
+def store_demo(lab, name, projector):
+    """Store a notebook whose demo ran headless with its widget state, as the course's are, in
+    projector mode or not; returns its name on the server."""
     base, token = lab
+    setup = "import helpers\n\nhelpers.plots.use_course_style()" + ("\nhelpers.presentation()" if projector else "")
     nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("import helpers\n\nhelpers.plots.use_course_style()\nhelpers.presentation()"),
+        nbformat.v4.new_code_cell(setup),
         nbformat.v4.new_code_cell("from helpers.demos import nb05_swiglu_gate\n\n"
                                   "demo = nb05_swiglu_gate.make()\ndemo.show()"),
     ], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
@@ -328,10 +329,22 @@ def stored_demo(lab):
     # (an untrusted one shows the plain-text stand-in, which says to run the notebook).
     NotebookNotary().sign(nb)
     body = json.dumps({"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))}).encode()
-    req = urllib.request.Request(f"{base}/api/contents/demo_projector.ipynb?token={token}", data=body,
+    req = urllib.request.Request(f"{base}/api/contents/{name}?token={token}", data=body,
                                  method="PUT", headers={"Content-Type": "application/json"})
     urllib.request.urlopen(req, timeout=30).close()
-    return "demo_projector.ipynb"
+    return name
+
+
+@pytest.fixture(scope="module")
+def stored_demo(lab):
+    """A demo stored in projector mode."""
+    return store_demo(lab, "demo_projector.ipynb", projector=True)
+
+
+@pytest.fixture(scope="module")
+def stored_normal_demo(lab):
+    """The same demo stored in normal mode."""
+    return store_demo(lab, "demo_normal.ipynb", projector=False)
 
 
 def open_stored(browser, lab, name, zoom=1.0, screen=SCREEN):
@@ -376,12 +389,14 @@ def test_projector_demo_fits_one_screen_with_enlarged_controls(browser, lab, sto
         page.close()
 
 
-def test_projector_demo_figure_grows_with_the_screen(browser, lab, stored_demo):
-    """At 1920x1080 a projector-mode demo's figure takes the height the larger screen gives,
-    and controls and figure still fit in the notebook's area."""
+@pytest.mark.parametrize("mode", ["projector", "normal"])
+def test_demo_figure_grows_with_the_screen(browser, lab, stored_demo, stored_normal_demo, mode):
+    """At 1920x1080 a demo's figure is drawn larger than at 1280x720 (it fills the room the screen
+    gives, in normal and in projector mode), and controls and figure still fit in the notebook's area."""
+    name = stored_demo if mode == "projector" else stored_normal_demo
     heights = {}
     for screen in (SCREEN, {"width": 1920, "height": 1080}):
-        page = open_stored(browser, lab, stored_demo, screen=screen)
+        page = open_stored(browser, lab, name, screen=screen)
         try:
             cell = page.locator(f"{NOTEBOOK} .jp-CodeCell").nth(1)
             outputs = cell.locator(".jp-Cell-outputWrapper")
@@ -390,10 +405,11 @@ def test_projector_demo_figure_grows_with_the_screen(browser, lab, stored_demo):
             top = page.locator(NOTEBOOK).bounding_box()["y"]
             box = outputs.bounding_box()
             assert box["height"] <= screen["height"] - top, \
-                f"at {screen['width']}x{screen['height']} controls and figure take {box['height']:.0f} px"
+                f"{mode} mode: at {screen['width']}x{screen['height']} controls and figure take {box['height']:.0f} px"
         finally:
             page.close()
-    assert heights[1080] >= 1.4 * heights[720], f"the figure is {heights[720]:.0f} px tall at 720p, {heights[1080]:.0f} px at 1080p"
+    assert heights[1080] >= 1.4 * heights[720], \
+        f"{mode} mode: the figure is {heights[720]:.0f} px tall at 720p, {heights[1080]:.0f} px at 1080p"
 
 
 # The smallest body text and code on the present RISE slide as drawn (font size times the slides'

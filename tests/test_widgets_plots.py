@@ -310,20 +310,24 @@ def test_show_says_the_demo_needs_a_kernel_until_it_redraws(monkeypatch):
 
 
 def test_projector_mode_enlarges_the_controls(monkeypatch):
+    """The demo's style is shown in both modes (its figure sizes itself to the window); only in
+    projector mode do the controls carry the class that enlarges them."""
     shown = []
     monkeypatch.setattr(widgets, "display", lambda *a, **k: shown.append(a[0]))
     plots.use_course_style()
     live = LiveFigure(draw_line, {"n": IntSlider(value=3, min=1, max=10)})
     live.show()
-    assert not any(isinstance(s, widgets.HTML) for s in shown)
+    assert "course-projector" not in live.box._dom_classes
+    assert "course-demo" in live.box._dom_classes and "course-controls-1" in live.box._dom_classes
     try:
         plots.presentation()
         assert plots.projector_mode()
         live.show()
     finally:
         plots.presentation(False)
+    assert "course-projector" in live.box._dom_classes
     css = [s.data for s in shown if isinstance(s, widgets.HTML)]
-    assert len(css) == 1 and "--jp-widgets-font-size: 20px" in css[0]
+    assert len(css) == 2 and all("--jp-widgets-font-size: 20px" in c and "100vw" in c for c in css)
     assert not plots.projector_mode()
 
 
