@@ -4,6 +4,7 @@
     crossings("gelu", "eager")            # those crossings in words, in the notebook's language
     between_bytes(T, d_ff, 2, "gated", "eager")   # those bytes for T tokens in bfloat16
     compile_problem()                     # None, or one sentence: why torch.compile cannot run here
+    graphs_compiled()                     # how many graphs torch.compile has compiled in this process
     rounding_bound(x, *weights)           # how far float32 may put a GELU MLP's output from the exact one
     kernels(fn, *args)                    # the kernels one call runs, as torch.profiler lists them
     saved_bytes(fn, *args, params=...)    # the activation bytes autograd keeps for backward
@@ -107,6 +108,15 @@ def compile_problem(device="cpu"):
         return ("No C++ compiler was found (inductor writes C++ on a CPU and needs g++ or clang++), "
                 "so the compiled runs are skipped and the rest of the notebook runs eagerly.")
     return None
+
+
+def graphs_compiled():
+    """How many graphs torch.compile has compiled in this process so far, by dynamo's own count: a
+    call that leaves it unchanged ran kernels compiled before (a guard held); one that adds to it
+    compiled again (a new shape it had specialised on, another dtype)."""
+    from torch._dynamo.utils import counters   # imported here: it takes a moment
+
+    return counters["stats"]["unique_graphs"]
 
 
 GELU_SLOPE = 1.13   # the largest |GELU'(h)|, 1.129 at h = sqrt(2) (the tanh form and the erf form alike)

@@ -41,6 +41,24 @@ def test_the_compiler_is_found_where_inductor_looks(monkeypatch):
         assert fused.compile_problem("cpu") is None
 
 
+@pytest.mark.skipif(fused.compile_problem() is not None, reason="torch.compile cannot build kernels here")
+@pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")   # dynamo's import
+def test_graphs_compiled_counts_a_recompile_and_not_a_reuse():
+    def mlp(x, w1, w2):
+        return F.linear(F.gelu(F.linear(x, w1)), w2)
+
+    g = torch.Generator().manual_seed(0)
+    w1, w2 = torch.randn(8, 4, generator=g), torch.randn(4, 8, generator=g)
+    compiled = torch.compile(mlp, dynamic=True)
+    before = fused.graphs_compiled()
+    compiled(torch.randn(3, 4, generator=g), w1, w2)
+    first = fused.graphs_compiled()
+    compiled(torch.randn(5, 4, generator=g), w1, w2)          # another T: the same dynamic graph
+    reused = fused.graphs_compiled()
+    compiled(torch.randn(5, 4, generator=g).double(), w1.double(), w2.double())   # another dtype
+    assert (first - before, reused - first, fused.graphs_compiled() - reused) == (1, 0, 1)
+
+
 def test_kernels_lists_the_ops_not_their_views():
     w, b = torch.randn(8, 4), torch.randn(8)
     names = fused.kernels(lambda x: torch.tanh(F.linear(x, w, b)) * 2, torch.randn(3, 4))
