@@ -6,20 +6,25 @@ import re
 import matplotlib
 import pytest
 
-from helpers import language, plots
+from helpers import config_params, language, plots
 from helpers.demos import (
     nb01_matrix_multiply,
     nb02_activations,
     nb03_ffn_forward,
     nb04_network_3d,
     nb05_swiglu_gate,
+    nb06_parameter_table,
     nb07_position_wise,
     nb08_the_block,
+    nb09_decode_bandwidth,
+    nb10_tensor_parallel,
+    nb11_mixture_of_experts,
 )
 
 HANGUL = re.compile("[\uac00-\ud7a3]")
 SPEAKING = [nb01_matrix_multiply, nb02_activations, nb03_ffn_forward, nb04_network_3d, nb05_swiglu_gate,
-            nb07_position_wise, nb08_the_block]
+            nb06_parameter_table, nb07_position_wise, nb08_the_block, nb09_decode_bandwidth, nb10_tensor_parallel,
+            nb11_mixture_of_experts]
 
 
 @pytest.fixture
@@ -81,3 +86,30 @@ def test_a_title_drawn_in_korean_is_not_kept_for_english():
         language.use("en")
     english = nb03_ffn_forward._numbers(*settings.values(), language.current())["left_title"]
     assert HANGUL.search(str(korean)) and not HANGUL.search(str(english)), (korean, english)
+
+
+def test_the_ring_figure_in_korean_and_in_english(korean):
+    fig = nb10_tensor_parallel.ring_steps(n_workers=3)
+    assert fig.get_suptitle() == (
+        "워커 3개의 ring all-reduce: reduce-scatter 2단계 뒤 워커마다 완성된 청크(테두리)가 하나씩 남고,\n"
+        "all-gather 2단계가 그것을 돌린다. 워커마다 단계당 청크 하나, 모두 합쳐 버퍼의 2(3-1)/3을 보낸다")
+    assert [ax.get_title() for ax in fig.axes[1:]] == ["reduce-scatter 1", "reduce-scatter 2", "all-gather 1",
+                                                         "all-gather 2"]
+    assert not language.MISSES, sorted(language.MISSES)
+    language.use("en")
+    fig = nb10_tensor_parallel.ring_steps(n_workers=3)
+    assert fig.get_suptitle() == (
+        "A ring all-reduce over 3 workers: 2 reduce-scatter steps leave one complete chunk (framed) on each worker,\n"
+        "2 all-gather steps pass those around; every worker sends one chunk per step, 2(3-1)/3 of its buffer in all")
+
+
+def test_the_parameter_table_header_in_korean_and_in_english(korean):
+    breakdown = config_params.count_params("gpt2")
+    first, header = config_params.format_table(breakdown).splitlines()[:2]
+    assert first.startswith("gpt2 (gpt2, 정확한 수): d_model=768 d_ff=3,072")
+    assert header == "구성 요소" + " " * 18 + "파라미터 수" + " " * 4 + "비율", repr(header)   # Hangul: two columns
+    assert not language.MISSES, sorted(language.MISSES)
+    language.use("en")
+    first, header = config_params.format_table(breakdown).splitlines()[:2]
+    assert first.startswith("gpt2 (gpt2, exact): d_model=768 d_ff=3,072")
+    assert header == "component                   parameters   share"

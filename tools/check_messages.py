@@ -215,11 +215,11 @@ def extract(fileobj, keywords, comment_tags, options):
 
 def sources(root):
     """The modules whose sentences the checks' catalog holds: helpers/checks/*.py, and every other module
-    of helpers (and of helpers/demos) that says sentences with say or said (the progress record, the study
+    of helpers (and of helpers/demos and helpers/params) that says sentences with say or said (the progress record, the study
     group's report, the demos' figures and controls)."""
     helpers = Path(root) / "helpers"
     found = [p for p in sorted((helpers / "checks").glob("*.py")) if p.name not in SKIPPED]
-    for path in sorted(helpers.glob("*.py")) + sorted((helpers / "demos").glob("*.py")):
+    for path in sorted(helpers.glob("*.py")) + sorted((helpers / "demos").glob("*.py")) + sorted((helpers / "params").glob("*.py")):
         text = path.read_text(encoding="utf-8")
         if re.search(r"from helpers(\.checks\.show|\.language) import|from helpers import .*\blanguage\b", text) \
                 and re.search(r"\bsa(y|id)\(", text):

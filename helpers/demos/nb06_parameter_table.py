@@ -17,6 +17,7 @@ from matplotlib.transforms import offset_copy
 
 from helpers.config_params import count_params, human, load_config, shipped_configs
 from helpers.demos.stamps import Label, in_place
+from helpers.language import Text, said, say, translate
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -41,6 +42,8 @@ _PARTS = {
 }
 TINY = 0.01          # parts under 1% of the total share one "other" row
 PER_TOKEN = "MLP, per token"
+OTHER = "other (< 1% each)"
+PHRASES = {label: say(label) for label in ("token embedding", "MoE router", OTHER, PER_TOKEN)}   # the rest: names
 MAX_ROWS = len(_PARTS) + 1          # every part, or all but one and "other"; and the MLP per token
 BAR = 0.8                           # a bar's height, in rows
 TICKS = [0, 25, 50, 75, 100]        # the share axis, in %
@@ -82,10 +85,11 @@ def rows(b):
             small.append((short, count))
     if small:
         count = sum(c for _, c in small)
-        found.append(("other (< 1% each)", 100 * count / b.total, count,
+        found.append((OTHER, 100 * count / b.total, count,
                       ", ".join(short for short, _ in small), COLORS["neutral"]))
     if b.active != b.total:
-        found.append((PER_TOKEN, 100 * b.mlp_active_share, b.mlp_active, f"of {human(b.active)}", COLORS["mlp"]))
+        found.append((PER_TOKEN, 100 * b.mlp_active_share, b.mlp_active, say("of {active}", active=human(b.active)),
+                      COLORS["mlp"]))
     return found
 
 
@@ -98,10 +102,14 @@ def breakdown(model, d_scale, layer_scale, ff_scale):
 
 def title(model, b, scaled):
     """The model's size and MLP share, what one token uses (an MoE: the hatched bar), its shape."""
-    lines = [f"{model}{', scaled' if scaled else ''}: {human(b.total)} parameters, {b.mlp_share:.0%} of them in the MLP"]
+    size = ("{model}, scaled: {total} parameters, {share:.0%} of them in the MLP" if scaled
+            else "{model}: {total} parameters, {share:.0%} of them in the MLP")
+    lines = [said(size, model=model, total=human(b.total), share=b.mlp_share)]
     if b.active != b.total:
-        lines.append(f"one token uses {human(b.active)}, {b.mlp_active_share:.0%} of them in the MLP (hatched)")
-    lines.append(f"d_model {b.d_model:,}, {b.n_layers} layers, d_ff {b.d_ff:,}")
+        lines.append(said("one token uses {active}, {share:.0%} of them in the MLP (hatched)", active=human(b.active),
+                          share=b.mlp_active_share))
+    lines.append(said("d_model {d_model:,}, {n_layers} layers, d_ff {d_ff:,}", d_model=b.d_model, n_layers=b.n_layers,
+                      d_ff=b.d_ff))
     return "\n".join(lines)
 
 
@@ -132,8 +140,8 @@ def draw(fig, model, d_scale, layer_scale, ff_scale):
     ax.set_xticks(TICKS, [f"{t}%" for t in TICKS])
     ax.set_yticks([])
     ax.grid(False)
-    ax.set_xlabel("share of all parameters")
-    ax.set_ylabel("part of the model")
+    ax.set_xlabel(said("share of all parameters"))
+    ax.set_ylabel(said("part of the model"))
     ax.yaxis.set_label_coords(YLABEL_X, 0.5)
     fig.subplots_adjust(left=0.22, right=0.97, top=0.79, bottom=0.14)  # no tight_layout: it draws twice
     artists = {"ax": ax, "bars": [], "values": [], "names": [], "grid": _grid(ax),
@@ -172,9 +180,10 @@ def _row(bar, value, name, y, label, share, count, note, color):
     bar.set(y=y - BAR / 2, width=share, facecolor=color, hatch="//" if label == PER_TOKEN else None)
     inside = share > 70                                      # a long bar carries its label inside
     percent = f"{share:.1f}%" if share >= 0.05 else "< 0.1%"
+    note = translate(note) if isinstance(note, Text) else note   # "of 12.9B" said; the small parts' names
     value.set(x=share - 1 if inside else share + 1, y=y, ha="right" if inside else "left",
               text=f"{percent}  ({human(count)}{', ' + note if note else ''})")
-    name.set(y=y, text=label)
+    name.set(y=y, text=translate(PHRASES[label]) if label in PHRASES else label)
 
 
 def update(fig, artists, model, d_scale, layer_scale, ff_scale):
@@ -191,12 +200,12 @@ def make():
     names = shipped_configs()
     controls = {
         "model": Dropdown(options=names, value="gpt3-175b", description="model"),
-        "d_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description="width (d_model) x",
+        "d_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description=said("width (d_model) x"),
                                continuous_update=False),
-        "layer_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description="depth (layers) x",
+        "layer_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description=said("depth (layers) x"),
                                    continuous_update=False),
-        "ff_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description="MLP width (d_ff) x",
+        "ff_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description=said("MLP width (d_ff) x"),
                                 continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="Where the parameters are", update=update,
+    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title=said("Where the parameters are"), update=update,
                       ahead=[{"model": name} for name in names])   # every model at the scales shown

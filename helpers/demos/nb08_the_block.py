@@ -13,12 +13,13 @@ from matplotlib.patches import Circle, FancyBboxPatch
 
 from helpers.block import Block, ParallelBlock, PostLNBlock
 from helpers.checks.state import seeded
-from helpers.language import said
+from helpers.language import said, say, translate
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
 D_MODEL, N_HEAD, T, MAX_DEPTH = 32, 4, 8, 24
 KINDS = {"pre-LN (GPT-2)": Block, "post-LN (original)": PostLNBlock, "parallel (GPT-J, PaLM)": ParallelBlock}
+KIND_NAMES = {kind: say(kind) for kind in KINDS}   # what the control and the title call each
 SAMPLE = {"depth": 24, "residual": False, "kind": "parallel (GPT-J, PaLM)"}
 
 
@@ -110,7 +111,7 @@ def make():
     controls = {
         "depth": IntSlider(value=12, min=1, max=MAX_DEPTH, description="blocks", continuous_update=False),
         "residual": Checkbox(value=True, description=said("residual connections")),
-        "kind": Dropdown(options=list(KINDS), value="pre-LN (GPT-2)", description="block"),
+        "kind": Dropdown(options=[(translate(name), kind) for kind, name in KIND_NAMES.items()], value="pre-LN (GPT-2)", description="block"),
     }
     return LiveFigure(lambda fig, depth, residual, kind: draw(fig, depth, residual, kind, table),
                       controls, figsize=(8.0, 3.8), title=said("The residual stream through a stack"),
@@ -120,7 +121,7 @@ def make():
 # The data-flow picture: three layouts, data flowing up. Each layout lists its boxes
 # (x, y, label, part), its add nodes (x, y) and its wires (polylines ending in an arrow).
 _LAYOUTS = {
-    "post-LN (the original, 2017):\nadd, then norm the stream": {
+    say("post-LN (the original, 2017):\nadd, then norm the stream"): {
         "boxes": [(3, 1.9, "attn", "attention"), (1, 3.9, "ln_1", "norm"),
                   (3, 5.9, "mlp", "mlp"), (1, 7.9, "ln_2", "norm")],
         "adds": [(1, 2.9), (1, 6.9)],
@@ -128,7 +129,7 @@ _LAYOUTS = {
                   [(1, 8.3), (1, 9.6)], [(1, 0.9), (3, 0.9), (3, 1.5)], [(3, 2.3), (3, 2.9), (1.25, 2.9)],
                   [(1, 4.9), (3, 4.9), (3, 5.5)], [(3, 6.3), (3, 6.9), (1.25, 6.9)]],
     },
-    "pre-LN (GPT-2):\nnorm inside each branch": {
+    say("pre-LN (GPT-2):\nnorm inside each branch"): {
         "boxes": [(3, 2.0, "ln_1", "norm"), (3, 3.3, "attn", "attention"),
                   (3, 6.0, "ln_2", "norm"), (3, 7.3, "mlp", "mlp")],
         "adds": [(1, 4.4), (1, 8.4)],
@@ -136,7 +137,7 @@ _LAYOUTS = {
                   [(1, 1.0), (3, 1.0), (3, 1.6)], [(3, 2.4), (3, 2.9)], [(3, 3.7), (3, 4.4), (1.25, 4.4)],
                   [(1, 5.0), (3, 5.0), (3, 5.6)], [(3, 6.4), (3, 6.9)], [(3, 7.7), (3, 8.4), (1.25, 8.4)]],
     },
-    "parallel (GPT-J, PaLM):\none norm, both sublayers read it": {
+    say("parallel (GPT-J, PaLM):\none norm, both sublayers read it"): {
         "boxes": [(3.2, 2.2, "ln", "norm"), (2.3, 4.0, "attn", "attention"), (4.1, 4.0, "mlp", "mlp")],
         "adds": [(1, 5.2), (1, 6.6)],
         "wires": [[(1, 0.3), (1, 4.95)], [(1, 5.45), (1, 6.35)], [(1, 6.85), (1, 9.6)],
@@ -164,12 +165,12 @@ def draw_layouts(fig):
         for x, y in layout["adds"]:
             ax.add_patch(Circle((x, y), 0.25, fc="white", ec="black", zorder=3))
             ax.text(x, y, "+", ha="center", va="center", fontsize=12, zorder=4)
-        ax.text(1, 0.0, "x in", ha="center", va="top", fontsize=10)
-        ax.text(1, 9.9, "x out", ha="center", va="bottom", fontsize=10)
+        ax.text(1, 0.0, said("x in"), ha="center", va="top", fontsize=10)
+        ax.text(1, 9.9, said("x out"), ha="center", va="bottom", fontsize=10)
         ax.set_xlim(0.2, 5.0)
         ax.set_ylim(-0.6, 10.6)
         ax.set_aspect("equal")
         ax.axis("off")
-        ax.set_title(title, fontsize=10)
-    fig.suptitle("Where the norm sits: on the stream (post-LN) or inside the branches (pre-LN, parallel)")
+        ax.set_title(translate(title), fontsize=10)
+    fig.suptitle(said("Where the norm sits: on the stream (post-LN) or inside the branches (pre-LN, parallel)"))
     fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.85, wspace=0.05)

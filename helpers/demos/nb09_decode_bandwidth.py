@@ -1,8 +1,4 @@
-"""Notebook 09's figures: the measured roofline beside the GPUs', and a demo of one decode step.
-
-`roofline_figure(measured, gpus)` draws the notebook's two panels: time per FFN call over the
-tokens in the batch, with the fitted roofline and its knee, and the classic roofline (FLOP/s
-over FLOPs per byte) with this machine's points beside published GPU rooflines.
+"""Notebook 09's demo of one decode step.
 
 The demo is computed, not measured (so a redraw is quick): the bytes of weights and KV cache
 one step reads (bfloat16), the MLP's share, and the roofline's time per step over batch
@@ -15,7 +11,6 @@ from functools import cache
 import matplotlib
 import numpy as np
 from ipywidgets import Dropdown, SelectionSlider
-from matplotlib.figure import Figure
 from matplotlib.lines import TICKLEFT, Line2D
 from matplotlib.ticker import FormatStrFormatter, NullLocator
 from matplotlib.transforms import ScaledTranslation, offset_copy
@@ -29,92 +24,28 @@ from helpers.bandwidth import (
 )
 from helpers.config_params import count_params
 from helpers.demos.stamps import Label, in_place
+from helpers.language import Text, said, say, translate
 from helpers.plots import COLORS, NEUTRAL
 from helpers.widgets import LiveFigure
-
-GPU_STYLES = {"T4": ":", "A100 40GB SXM": "--", "A100 80GB SXM": "-.", "H100 SXM": "-"}
-
-
-def _fitted(series, tokens):
-    """The roofline's seconds per call for each T: max(bytes / bandwidth, FLOPs / peak)."""
-    flops = 2 * np.asarray(tokens, dtype=float) * series["n_weights"]
-    return np.maximum(series["weight_bytes"] / series["bandwidth"], flops / series["peak"])
-
-
-def roofline_figure(measured, gpus=(), device_name="this CPU"):
-    """Two panels: time per call over T with the fitted roofline, and FLOP/s over FLOPs per byte.
-
-    measured: {label: {"tokens", "seconds", "n_weights", "weight_bytes", "bandwidth" (B/s),
-    "peak" (FLOP/s), "color"}}; gpus: helpers.bandwidth.GPU entries drawn for reference.
-    """
-    fig = Figure(figsize=(12.0, 4.6))
-    ax_t, ax_r = fig.subplots(1, 2)
-    grid = np.geomspace(0.2, 4000, 80)                      # FLOPs per byte, for the rooflines
-    for label, s in measured.items():
-        tokens = np.asarray(s["tokens"], dtype=float)
-        bytes_per_weight = s["weight_bytes"] / s["n_weights"]
-        knee = s["peak"] * bytes_per_weight / (2 * s["bandwidth"])
-        dense = np.geomspace(tokens[0], tokens[-1], 60)
-        ax_t.loglog(tokens, np.asarray(s["seconds"]) * 1e3, "o", color=s["color"], label=label)
-        ax_t.loglog(dense, _fitted(s, dense) * 1e3, "--", color=s["color"])
-        at = _fitted(s, [knee])[0] * 1e3
-        ax_t.plot([knee], [at], "D", color="black", markersize=6)
-        ax_t.annotate(f"knee T = {knee:.0f}", (knee, at), textcoords="offset points",
-                      xytext=(8, -18), fontsize=10, color=s["color"])
-        ax_r.loglog(2 * tokens / bytes_per_weight, 2 * tokens * s["n_weights"] / np.asarray(s["seconds"]),
-                    "o", color=s["color"])
-        ax_r.loglog(grid, np.minimum(s["peak"], s["bandwidth"] * grid), "--", color=s["color"])
-    roofs = {}                                              # peak FLOP/s -> the GPUs that share it
-    for gpu in gpus:
-        ax_r.loglog(grid, np.minimum(gpu.peak_flops, gpu.bandwidth * grid), GPU_STYLES.get(gpu.name, "-"),
-                    color=COLORS["gpu"], linewidth=1.5, label=f"{gpu.name}: knee {gpu.knee:.0f}")
-        ax_r.plot([gpu.knee], [gpu.peak_flops], "o", color=COLORS["gpu"], markersize=4)
-        roofs.setdefault(gpu.peak_flops, []).append(gpu.name)
-    for peak, names in roofs.items():
-        families = {name.split()[0] for name in names}        # "A100 40GB SXM", "A100 80GB SXM" -> "A100"
-        ax_r.text(grid[-1], peak * 1.15, families.pop() if len(families) == 1 else " / ".join(names),
-                  ha="right", va="bottom", fontsize=9, color=COLORS["gpu"])
-    last = measured[list(measured)[-1]]
-    knee_t = last["peak"] * last["weight_bytes"] / last["n_weights"] / (2 * last["bandwidth"])
-    ax_t.set_xlabel("tokens T in the batch (one FFN call)")
-    ax_t.set_ylabel("ms per FFN call")
-    ax_t.plot([], [], "--", color=NEUTRAL, label="roofline fit")
-    ax_t.plot([], [], "D", color="black", label="its knee")
-    ax_t.legend(loc="lower right", fontsize=9)
-    low, high = ax_t.get_ylim()
-    ax_t.set_ylim(low / 2, high)                            # room for the knee's label
-    ax_t.set_title(f"{device_name}: time grows slowly up to the knee (T = {knee_t:.0f}), then with T",
-                   fontsize=10)
-    ax_r.set_xlabel("arithmetic intensity (FLOPs per byte of weights)")
-    ax_r.set_ylabel("FLOP/s")
-    ax_r.set_xlim(grid[0], grid[-1])
-    ax_r.set_ylim(1e9, 5e15)
-    title = f"Roofline: the knee is at {last['peak'] / last['bandwidth']:.0f} FLOP/byte here"
-    if gpus:
-        ax_r.legend(loc="upper left", fontsize=9, title="GPUs (datasheets)", title_fontsize=9)
-        title += f", {min(g.knee for g in gpus):.0f}-{max(g.knee for g in gpus):.0f} on the GPUs"
-    ax_r.set_title(title, fontsize=10)
-    fig.subplots_adjust(left=0.06, right=0.98, bottom=0.12, top=0.91, wspace=0.22)
-    return fig
-
 
 MODELS = ("gpt2", "gpt2-xl", "tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "mixtral-8x7b",
           "gpt3-175b")
 # Published peak figures (helpers.bandwidth.GPUS, from NVIDIA's datasheets), and a laptop CPU.
 HARDWARE = {f"{g.name}: {g.bandwidth / 1e12:.2f} TB/s, {g.peak_flops / 1e12:.0f} TFLOP/s": (g.bandwidth, g.peak_flops)
             for g in GPUS.values()}
-HARDWARE["laptop CPU: about 60 GB/s, 1 TFLOP/s"] = (60e9, 1e12)
+HARDWARE[say("laptop CPU: about 60 GB/s, 1 TFLOP/s")] = (60e9, 1e12)   # said in the control
 BATCHES = [2**i for i in range(11)]  # 1 ... 1024 sequences, one new token each
 CONTEXTS = [128, 512, 2048, 8192, 32768]
 BYTES_PER_PARAM = 2  # bfloat16 weights and cache
 SAMPLE = {"model": "llama-3-8b", "batch": 64, "context": 8192,
           "hardware": "A100 80GB SXM: 2.04 TB/s, 312 TFLOP/s"}
 LABELS = {"mlp": "MLP", "attention": "attention", "other": "rest", "kv": "KV cache"}
-TABLE_ROWS = ["one step, batch", "context tokens", *LABELS.values(), "knee with cache:"]
+TABLE_ROWS = [say("one step, batch"), say("context tokens"), *LABELS.values(), say("knee with cache:")]
 TABLE_WIDTH = 22        # characters of the box; its values end at this column (the last row's follows its name)
 TABLE_FONT = 9
 ROW_PT = 11             # points from one row's baseline to the next
 MONO_ADVANCE = 0.602    # a DejaVu Sans Mono character's width, in em
+HANGUL_ADVANCE = 0.94   # a NanumGothic syllable's (the Korean edition's row names), in em
 TICK_SLOTS = 6          # labels for up to six decades on the y axis
 YLABEL_PT = 46          # the y label's distance left of the axes: room for labels such as "100000"
 CURVES = ("no_kv", "with_kv", "no_kv_label", "with_kv_label", "knee", "knee_label")
@@ -161,12 +92,12 @@ def _values(model, batch, context, hardware):
     parts = step_bytes(model, batch, context)
     weights = parts["mlp"] + parts["attention"] + parts["other"]
     _, with_kv, _, kv_knee = _curves(model, context, hardware)
-    with_cache = "never" if kv_knee == float("inf") else f"batch {kv_knee:,.0f}"
+    with_cache = said("never") if kv_knee == float("inf") else said("batch {batch:,.0f}", batch=kv_knee)
     now = with_kv[BATCHES.index(batch)]
     values = [str(batch), str(context), *(f"{parts[key] / 1e9:.1f} GB" for key in LABELS), f" {with_cache}"]
-    title = (f"{model}: MLP {parts['mlp'] / weights:.0%} of weight bytes, KV cache "
-             f"{parts['kv'] / sum(parts.values()):.0%} of all bytes read\n"
-             f"{now:.1f} ms per step at batch {batch}: {batch / now * 1e3:,.0f} tokens/s")
+    title = said("{model}: MLP {mlp:.0%} of weight bytes, KV cache {kv:.0%} of all bytes read\n"
+                 "{ms:.1f} ms per step at batch {batch}: {rate:,.0f} tokens/s", model=model, mlp=parts["mlp"] / weights,
+                 kv=parts["kv"] / sum(parts.values()), ms=now, batch=batch, rate=batch / now * 1e3)
     return now, values, title
 
 
@@ -177,17 +108,24 @@ def _row(fig, ax, i, column=0):
     return ax.transAxes + shift
 
 
+def _columns(text):
+    """How many monospace characters wide `text` is (a Hangul syllable, drawn in the Hangul font, is wider)."""
+    return sum(HANGUL_ADVANCE / MONO_ADVANCE if "\uac00" <= c <= "\ud7a3" else 1 for c in text)
+
+
 def _box(fig, ax):
     """The box of what one step reads: its row names (drawn once) and a text per row for its value,
     right-aligned but the last (the knee with the cache, a number or "never"), which follows its name."""
-    style = {"family": "monospace", "fontsize": TABLE_FONT, "va": "baseline"}
+    fallback = matplotlib.rcParams["font.family"][1:]   # the Korean edition's Hangul font
+    style = {"family": ["monospace", *fallback] if fallback else "monospace", "fontsize": TABLE_FONT, "va": "baseline"}
+    names = [translate(name) if isinstance(name, Text) else name for name in TABLE_ROWS]
     # The names sit below the grid, so that a grid redrawn over them looks as a fresh one.
-    for i, name in enumerate(TABLE_ROWS):
+    for i, name in enumerate(names):
         ax.text(0.02, 0.97, name, transform=_row(fig, ax, i), zorder=1, **style)
     values = [ax.add_artist(Label(0.02, 0.97, "", transform=_row(fig, ax, i, TABLE_WIDTH), ha="right", **style))
               for i in range(len(TABLE_ROWS) - 1)]
     last = len(TABLE_ROWS) - 1
-    knee = ax.add_artist(Label(0.02, 0.97, "", transform=_row(fig, ax, last, len(TABLE_ROWS[last])), **style))   # after its name
+    knee = ax.add_artist(Label(0.02, 0.97, "", transform=_row(fig, ax, last, _columns(names[last])), **style))   # after its name
     return [*values, knee]
 
 
@@ -237,7 +175,7 @@ def draw(fig, model, batch, context, hardware):
         "ax": ax,
         "no_kv": ax.plot([], [], "-", color=COLORS["mlp"])[0],
         "with_kv": ax.plot([], [], "o-", color=COLORS["kv"], markersize=3)[0],
-        "no_kv_label": ax.add_artist(Label(0, 0, " weights only", color=COLORS["mlp"], fontsize=9, va="center")),
+        "no_kv_label": ax.add_artist(Label(0, 0, " " + said("weights only"), color=COLORS["mlp"], fontsize=9, va="center")),
         "with_kv_label": ax.add_artist(Label(0, 0, " + KV cache", color=COLORS["kv"], fontsize=9, va="center")),
         "knee": ax.axvline(1, color=NEUTRAL, linestyle=":"),
         "knee_label": ax.add_artist(Label(0, 0, "", color=NEUTRAL, fontsize=9, va="bottom")),
@@ -247,8 +185,8 @@ def draw(fig, model, batch, context, hardware):
         "shown": None,
     }
     ax.set_xlim(0.7, BATCHES[-1] * 6)
-    ax.set_xlabel("batch (sequences decoding together)")
-    ax.set_ylabel("ms per decode step (roofline)")
+    ax.set_xlabel(said("batch (sequences decoding together)"))
+    ax.set_ylabel(said("ms per decode step (roofline)"))
     ax.minorticks_off()  # minor ticks and math-text labels of log axes are slow to draw
     ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
     ax.set_title("", fontsize=10, y=1.0)
@@ -266,7 +204,7 @@ def _move_curves(artists, model, context, hardware):
     artists["with_kv_label"].set_position((BATCHES[-1], with_kv[-1]))
     artists["knee"].set_xdata([knee, knee])
     artists["knee_label"].set_position((knee, no_kv[0]))
-    artists["knee_label"].set_text(f" knee, weights only: batch {knee:.0f}")
+    artists["knee_label"].set_text(" " + said("knee, weights only: batch {knee:.0f}", knee=knee))
     low, high = _y_limits(no_kv, with_kv)
     artists["ax"].set_ylim(low, high)
     _move_y_ticks(artists["y_ticks"], low, high)
@@ -298,8 +236,10 @@ def make():
         "model": Dropdown(options=list(MODELS), value="gpt3-175b", description="model"),
         "batch": SelectionSlider(options=BATCHES, value=1, description="batch"),
         "context": SelectionSlider(options=CONTEXTS, value=2048, description="context"),
-        "hardware": Dropdown(options=list(HARDWARE), value=list(HARDWARE)[-2], description="hardware"),
+        "hardware": Dropdown(options=[(translate(h) if isinstance(h, Text) else h, h) for h in HARDWARE],
+                             value=list(HARDWARE)[-2], description="hardware"),
     }
-    ahead = [{name: value} for name, widget in controls.items() for value in widget.options]   # one control moved
-    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title="What one decode step reads", update=update,
+    options = {"model": MODELS, "batch": BATCHES, "context": CONTEXTS, "hardware": list(HARDWARE)}
+    ahead = [{name: value} for name, values in options.items() for value in values]   # one control moved
+    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title=said("What one decode step reads"), update=update,
                       ahead=ahead)

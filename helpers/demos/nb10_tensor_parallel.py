@@ -24,6 +24,7 @@ from matplotlib.ticker import NullLocator
 from matplotlib.transforms import offset_copy
 
 from helpers.demos.stamps import Label, in_place
+from helpers.language import said, say
 from helpers.plots import NEUTRAL, OKABE_ITO
 from helpers.widgets import LiveFigure
 
@@ -54,24 +55,24 @@ def dataflow(n_workers=2, T="T"):
     ax.set_axis_off()
     rows = [n_workers - 1 - r for r in range(n_workers)]          # worker 0 on top
     middle = (n_workers - 1) / 2
-    _box(ax, 0.8, middle, f"x\n({T}, d_model)\non every worker", width=1.45, height=0.95)
+    _box(ax, 0.8, middle, said("x\n({T}, d_model)\non every worker", T=T), width=1.45, height=0.95)
     for r, y in zip(range(n_workers), rows, strict=True):
         color = WORKER_COLORS[r % len(WORKER_COLORS)]
         _arrow(ax, (1.55, middle), (2.1, y))
-        _box(ax, 2.95, y, f"W1[:, units {r}]\ncolumns", color)
+        _box(ax, 2.95, y, said("W1[:, units {r}]\ncolumns", r=r), color)
         _arrow(ax, (3.7, y), (4.05, y))
         _box(ax, 4.6, y, "GELU", width=1.0)
         _arrow(ax, (5.1, y), (5.45, y))
-        _box(ax, 6.2, y, f"W2[units {r}, :]\nrows", color)
+        _box(ax, 6.2, y, said("W2[units {r}, :]\nrows", r=r), color)
         _arrow(ax, (6.95, y), (7.3, y))
-        _box(ax, 8.15, y, f"partial {r}\n({T}, d_model)", width=1.55)
+        _box(ax, 8.15, y, said("partial {r}\n({T}, d_model)", r=r, T=T), width=1.55)
         _arrow(ax, (8.95, y), (9.45, middle))
-    _box(ax, 10.35, middle, "all-reduce\nsum, + b2:\noutput on\nevery worker", width=1.7,
+    _box(ax, 10.35, middle, said("all-reduce\nsum, + b2:\noutput on\nevery worker"), width=1.7,
          height=min(0.7 * n_workers + 0.4, 2.2))
     ax.set_xlim(-0.1, 11.3)
     ax.set_ylim(-0.6, n_workers - 0.4)
-    fig.suptitle(f"{n_workers} workers: each turns x into a full-size partial output from its own "
-                 "hidden units;\none all-reduce adds them up", fontsize=11)
+    fig.suptitle(said("{n_workers} workers: each turns x into a full-size partial output from its own "
+                      "hidden units;\none all-reduce adds them up", n_workers=n_workers), fontsize=11)
     return fig
 
 
@@ -84,23 +85,23 @@ def rows_dataflow(n_workers=2, T="T"):
     middle = (n_workers - 1) / 2
     for r, y in zip(range(n_workers), rows, strict=True):
         color = WORKER_COLORS[r % len(WORKER_COLORS)]
-        _box(ax, 0.8, y, f"x[:, features {r}]", width=1.45)
+        _box(ax, 0.8, y, said("x[:, features {r}]", r=r), width=1.45)
         _arrow(ax, (1.55, y), (1.95, y))
-        _box(ax, 2.75, y, f"W1[features {r}, :]\nrows", color, width=1.55)
+        _box(ax, 2.75, y, said("W1[features {r}, :]\nrows", r=r), color, width=1.55)
         _arrow(ax, (3.55, y), (3.9, y))
-        _box(ax, 4.75, y, f"partial pre-act.\n({T}, d_ff)", width=1.6)
+        _box(ax, 4.75, y, said("partial pre-act.\n({T}, d_ff)", T=T), width=1.6)
         _arrow(ax, (5.55, y), (6.05, middle))
-    _box(ax, 6.95, middle, f"all-reduce 1\n({T}, d_ff):\n4x the bytes", OKABE_ITO["vermillion"], width=1.6,
+    _box(ax, 6.95, middle, said("all-reduce 1\n({T}, d_ff):\n4x the bytes", T=T), OKABE_ITO["vermillion"], width=1.6,
          height=min(0.7 * n_workers + 0.3, 1.6))
     _arrow(ax, (7.75, middle), (8.1, middle))
     _box(ax, 8.65, middle, "+ b1,\nGELU", width=0.95, height=0.9)
     _arrow(ax, (9.15, middle), (9.5, middle))
-    _box(ax, 10.3, middle, f"W2, split again:\nall-reduce 2\n({T}, d_model)", OKABE_ITO["vermillion"],
+    _box(ax, 10.3, middle, said("W2, split again:\nall-reduce 2\n({T}, d_model)", T=T), OKABE_ITO["vermillion"],
          width=1.5, height=min(0.7 * n_workers + 0.3, 1.6))
     ax.set_xlim(-0.1, 11.2)
     ax.set_ylim(-0.6, n_workers - 0.4)
-    fig.suptitle("W1 cut by rows: each worker holds only part of every pre-activation, and GELU needs "
-                 "the whole sum,\nso an all-reduce of (T, d_ff) comes before GELU and a second one after W2",
+    fig.suptitle(said("W1 cut by rows: each worker holds only part of every pre-activation, and GELU needs "
+                      "the whole sum,\nso an all-reduce of (T, d_ff) comes before GELU and a second one after W2"),
                  fontsize=11)
     return fig
 
@@ -128,11 +129,13 @@ def ring_state(n_workers, step):
 
 
 def _phase(n_workers, step):
+    """What step `step` does, as a phrase the title puts after its number."""
     if step == 0:
-        return "the start: each worker holds its own buffer, in N chunks"
+        return say("the start: each worker holds its own buffer, in N chunks")
     if step <= n_workers - 1:
-        return f"reduce-scatter {step} of {n_workers - 1}: each adds the chunk it receives"
-    return f"all-gather {step - n_workers + 1} of {n_workers - 1}: each keeps the complete chunk it receives"
+        return say("reduce-scatter {step} of {steps}: each adds the chunk it receives", step=step, steps=n_workers - 1)
+    return say("all-gather {step} of {steps}: each keeps the complete chunk it receives", step=step - n_workers + 1,
+               steps=n_workers - 1)
 
 
 def _cells(n_workers, step):
@@ -226,13 +229,13 @@ def ring_steps(n_workers=3):
     axes = fig.subplots(1, 2 * n - 1)
     for step, ax in enumerate(axes):
         draw_ring(ax, n, step)
-        ax.set_title("start" if step == 0 else
-                     f"reduce-scatter {step}" if step < n else f"all-gather {step - n + 1}", fontsize=10)
+        ax.set_title("start" if step == 0 else said("reduce-scatter {step}", step=step) if step < n
+                     else said("all-gather {step}", step=step - n + 1), fontsize=10)
         ax.set_xlabel("chunk", labelpad=16)
         ax.set_ylabel("worker", labelpad=12)
-    fig.suptitle(f"A ring all-reduce over {n} workers: {n - 1} reduce-scatter steps leave one complete chunk "
-                 f"(framed) on each worker,\n{n - 1} all-gather steps pass those around; every worker sends "
-                 f"one chunk per step, 2({n}-1)/{n} of its buffer in all", fontsize=11)
+    fig.suptitle(said("A ring all-reduce over {n} workers: {steps} reduce-scatter steps leave one complete chunk "
+                      "(framed) on each worker,\n{steps} all-gather steps pass those around; every worker sends "
+                      "one chunk per step, 2({n}-1)/{n} of its buffer in all", n=n, steps=n - 1), fontsize=11)
     fig.subplots_adjust(left=0.07, right=0.99, top=0.74, bottom=0.14, wspace=0.25)
     return fig
 
@@ -245,7 +248,8 @@ def _clamped(n_workers, step):
 def _sent(n_workers, step):
     """The line under the grid: how much of its buffer each worker has sent so far, and in all."""
     sent = f"{step}/{n_workers}" if step else "0"
-    return f"each worker has sent {sent} x its buffer S; at the end, {2 * (n_workers - 1)}/{n_workers} x S"
+    return said("each worker has sent {sent} x its buffer S; at the end, {total}/{n} x S", sent=sent,
+                total=2 * (n_workers - 1), n=n_workers)
 
 
 def draw(fig, n_workers, step):
@@ -253,7 +257,7 @@ def draw(fig, n_workers, step):
     Returns what `update` changes."""
     ax = fig.add_subplot(1, 1, 1)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)
-    ax.set_xlabel("chunk of the buffer (stripes: whose numbers it holds; framed: the complete sum)", labelpad=16)
+    ax.set_xlabel(said("chunk of the buffer (stripes: whose numbers it holds; framed: the complete sum)"), labelpad=16)
     ax.set_ylabel("worker", labelpad=16)
     # A second line under the x label (which ends 27 points below the axes): what each worker has sent.
     below_label = offset_copy(ax.transAxes, fig, y=-SENT_BELOW_PT, units="points")
@@ -287,7 +291,8 @@ def update(fig, state, n_workers, step):
         state["n"] = n
         _show_grid(state, n)
     show_step(state["rings"][n], step)
-    ax.set_title(f"Step {step} of {2 * (n - 1)}, {_phase(n, step)}", fontsize=10, y=1.0)
+    ax.set_title(said("Step {step} of {steps}, {phase}", step=step, steps=2 * (n - 1), phase=_phase(n, step)),
+                 fontsize=10, y=1.0)
     state["title"].set_text(ax.get_title())
     state["sent"].set_text(_sent(n, step))
     changed = [state["title"], state["sent"]]
@@ -298,7 +303,7 @@ def update(fig, state, n_workers, step):
 
 def make():
     step = IntSlider(value=3, min=0, max=2 * (4 - 1), description="step")
-    workers = Dropdown(options=N_WORKERS, value=4, description="N workers")
+    workers = Dropdown(options=N_WORKERS, value=4, description=said("N workers"))
 
     def fit_steps(change):                 # the ring over N workers has 2(N-1) steps
         step.max = 2 * (change["new"] - 1)
@@ -306,4 +311,4 @@ def make():
     workers.observe(fit_steps, names="value")   # before LiveFigure's own observer: the range is set first
     every = [{"n_workers": n, "step": s} for n in N_WORKERS for s in range(2 * n - 1)]   # their titles and counts
     return LiveFigure(draw, {"n_workers": workers, "step": step}, figsize=(7.6, 4.2),
-                      title="Ring all-reduce, step by step", update=update, ahead=every)
+                      title=said("Ring all-reduce, step by step"), update=update, ahead=every)

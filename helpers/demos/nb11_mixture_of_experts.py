@@ -15,6 +15,7 @@ from matplotlib.collections import PolyCollection
 
 from helpers.capacity import one_thread
 from helpers.demos.stamps import Stamp, nice_top, nice_tops
+from helpers.language import said
 from helpers.moe import route
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
@@ -42,8 +43,9 @@ def _routing(n_experts, top_k, temperature, skew):
 
 def _title(n_experts, top_k, counts, fair, capacity):
     dropped = int(np.clip(counts - capacity, 0, None).sum())
-    return (f"top-{top_k} of {n_experts}: busiest expert {counts.max() / fair:.2f}x fair; "
-            f"{dropped:,} of {N_TOKENS * top_k:,} assignments past capacity")
+    return said("top-{k} of {n_experts}: busiest expert {busiest:.2f}x fair; {dropped:,} of {assigned:,} "
+                "assignments past capacity", k=top_k, n_experts=n_experts, busiest=counts.max() / fair,
+                dropped=dropped, assigned=N_TOKENS * top_k)
 
 
 def _bars(counts):
@@ -65,17 +67,17 @@ def draw(fig, n_experts, top_k, temperature, skew):
     ax.grid(False)
     artists = {
         "ax": ax,
-        "dots": ax.plot([0], [0], "o", color=COLORS["kv"], label="router weight x k")[0],
-        "fair": ax.axhline(1, color="black", ls="--", label="fair share"),
-        "capacity": ax.axhline(1, color=COLORS["attention"], ls=":", label=f"capacity (x{CAPACITY_FACTOR})"),
+        "dots": ax.plot([0], [0], "o", color=COLORS["kv"], label=said("router weight x k"))[0],
+        "fair": ax.axhline(1, color="black", ls="--", label=said("fair share")),
+        "capacity": ax.axhline(1, color=COLORS["attention"], ls=":", label=said("capacity (x{factor})", factor=CAPACITY_FACTOR)),
         "bars": ax.add_collection(PolyCollection([], facecolors=COLORS["mlp"], edgecolors="none",
-                                                 label="tokens routed"), autolim=False),
+                                                 label=said("tokens routed")), autolim=False),
         "x axis": ax.add_artist(Stamp([ax.xaxis])),
         "y axis": ax.add_artist(Stamp([ax.yaxis])),
         "title": ax.add_artist(Stamp([ax.title], keep=64)),
     }
     ax.set_xlabel("expert")
-    ax.set_ylabel(f"tokens (of {N_TOKENS:,}, k each)")
+    ax.set_ylabel(said("tokens (of {n:,}, k each)", n=N_TOKENS))
     legend = ax.legend(loc="upper center", ncol=4, fontsize=9, columnspacing=1.0, handletextpad=0.4)
     artists["legend"] = ax.add_artist(Stamp([legend]))   # the same image on every move, over the bars
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.14, top=0.9)
@@ -128,12 +130,12 @@ def update(fig, artists, n_experts, top_k, temperature, skew):
 
 def make():
     controls = {
-        "n_experts": IntSlider(value=8, min=2, max=MAX_EXPERTS, description="E experts",
+        "n_experts": IntSlider(value=8, min=2, max=MAX_EXPERTS, description=said("E experts"),
                                continuous_update=False),
-        "top_k": IntSlider(value=2, min=1, max=MAX_K, description="top k", continuous_update=False),
+        "top_k": IntSlider(value=2, min=1, max=MAX_K, description=said("top k"), continuous_update=False),
         "temperature": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25,
                                    description="temperature", continuous_update=False),
-        "skew": FloatSlider(value=0.0, min=0.0, max=3.0, step=0.25, description="skew to 0",
+        "skew": FloatSlider(value=0.0, min=0.0, max=3.0, step=0.25, description=said("skew to 0"),
                             continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(7.5, 3.4), title="Expert load", update=update)
+    return LiveFigure(draw, controls, figsize=(7.5, 3.4), title=said("Expert load"), update=update)

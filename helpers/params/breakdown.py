@@ -7,9 +7,11 @@ d_model x n_experts; Qwen2-MoE's shared_expert_gate too), norms (every LayerNorm
 the ones on queries and keys included), unembedding (the lm_head, 0 when tied, its bias).
 """
 
+import unicodedata
 from dataclasses import asdict, dataclass, field
 
 from helpers import validate
+from helpers.language import said
 from helpers.params import classic, experts, llama_like
 from helpers.params.fields import ConfigError, Fields
 from helpers.params.files import load_config
@@ -153,24 +155,40 @@ def human(n):
     return str(n)
 
 
+def _columns(text):
+    """Columns text takes in a monospace output (a Hangul syllable takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _cell(text, columns, right=False):
+    """text padded to `columns` (on the left when `right`), by the columns it takes."""
+    space = " " * max(columns - _columns(text), 0)
+    return space + text if right else text + space
+
+
 def format_table(b):
     """The breakdown as a text table: component, parameters, share of the total."""
     validate.instance_of(b, "b", Breakdown, "(from count_params)")
-    kind = "weights only" if b.weights_only else "exact"
+    shape = ("{name} ({model_type}, weights only): d_model={d_model:,} d_ff={d_ff:,} n_layers={n_layers} "
+             "heads={heads} kv_heads={kv_heads} vocab={vocab:,}" if b.weights_only else
+             "{name} ({model_type}, exact): d_model={d_model:,} d_ff={d_ff:,} n_layers={n_layers} "
+             "heads={heads} kv_heads={kv_heads} vocab={vocab:,}")
+    component, parameters, share = said("component | parameters | share").split(" | ")   # the columns' headers
     lines = [
-        f"{b.name} ({b.model_type}, {kind}): d_model={b.d_model:,} d_ff={b.d_ff:,} "
-        f"n_layers={b.n_layers} heads={b.n_heads} kv_heads={b.n_kv_heads} vocab={b.vocab_size:,}",
-        f"{'component':<20}{'parameters':>18}{'share':>8}",
+        said(shape, name=b.name, model_type=b.model_type, d_model=b.d_model, d_ff=b.d_ff, n_layers=b.n_layers,
+             heads=b.n_heads, kv_heads=b.n_kv_heads, vocab=b.vocab_size),
+        _cell(component, 20) + _cell(parameters, 18, right=True) + _cell(share, 8, right=True),
     ]
     for name, count in b.components.items():
         lines.append(f"{name:<20}{count:>18,}{count / b.total:>8.1%}")
     lines.append(f"{'total':<20}{b.total:>18,}{1:>8.1%}   ({human(b.total)})")
     if b.n_experts > 1:
-        shared = f" + {b.n_shared_experts} shared" if b.n_shared_experts else ""
-        lines.append(f"{'active per token':<20}{b.active:>18,}{b.active / b.total:>8.1%}"
-                     f"   ({b.experts_per_token} of {b.n_experts} experts{shared}, {human(b.active)})")
-        lines.append(f"MLP share: {b.mlp_share:.1%} of all parameters, "
-                     f"{b.mlp_active_share:.1%} of those one token uses")
+        experts = (said("{k} of {n} experts + {shared} shared, {active}", k=b.experts_per_token, n=b.n_experts,
+                        shared=b.n_shared_experts, active=human(b.active)) if b.n_shared_experts else
+                   said("{k} of {n} experts, {active}", k=b.experts_per_token, n=b.n_experts, active=human(b.active)))
+        lines.append(f"{_cell(said('active per token'), 20)}{b.active:>18,}{b.active / b.total:>8.1%}   ({experts})")
+        lines.append(said("MLP share: {share:.1%} of all parameters, {active:.1%} of those one token uses",
+                          share=b.mlp_share, active=b.mlp_active_share))
     return "\n".join(lines)
 
 
