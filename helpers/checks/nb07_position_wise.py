@@ -14,7 +14,8 @@ from helpers.attention import CausalSelfAttention, causal_mask
 from helpers.checks.compare import arrays
 from helpers.checks.core import WRONG, explained_calls, referee, wrong
 from helpers.checks.module import ModuleCheck
-from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.runner import Check, Mistake, Prediction, _choice
+from helpers.checks.runner import _words as _read_words
 from helpers.checks.show import say
 from helpers.checks.state import seeded
 
@@ -255,6 +256,7 @@ _check_token3 = _named(_TOKEN3, _tokens, _TOKEN3_GUESSES)
 def check_token3_inputs(guess, actual):
     """Exercise 1: the input tokens (1-based) that output token 3 of causal attention uses."""
     guess = list(guess) if isinstance(guess, (tuple, range)) else guess
+    guess = sorted(guess) if isinstance(guess, (set, frozenset)) else guess   # a set of tokens has no order
     return _check_token3(guess, list(actual))
 
 
@@ -274,7 +276,13 @@ _LINEARITY_GUESSES = {
     ("linear in neither", "linear in v only"): _IN_V,
     ("linear in x only", "linear in v only"): say("{} {}", _IN_V, _NOT_IN_X),
 }
-check_linearity_guess = _named(_LINEARITY, _words, _LINEARITY_GUESSES)
+def _chosen(guess):
+    """The choice a guess names, as words ("V only" reads "linear in v only"); the guess's own words if none."""
+    choice = _choice(guess, _LINEARITY.choices)
+    return _read_words(guess if choice is None else choice)
+
+
+check_linearity_guess = _named(_LINEARITY, _chosen, _LINEARITY_GUESSES)
 
 
 # Called with the wrong number of arguments, a check says how to call it (not Python's TypeError).
