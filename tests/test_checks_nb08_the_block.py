@@ -311,14 +311,18 @@ def test_stream_prediction():
     fb = checks.check_stream_guess(0.9, LENGTHS)
     assert not fb and fb.message.startswith("That is about one update's length"), fb.message
     fb = checks.check_stream_guess(20.0, LENGTHS)                   # wrong, but no model of the list
-    assert not fb and fb.message.startswith("you predicted 20.0"), fb.message
+    assert not fb and fb.message.startswith("That is long for updates at right angles"), fb.message
+    assert "you predicted 20.0, the run gives 11.2" in fb.message
+    fb = checks.check_stream_guess(8.0, LENGTHS)
+    assert not fb and fb.message.startswith("That is short"), fb.message
     assert "not a number" in checks.check_stream_guess("grows", LENGTHS).message
     assert "NaN" in checks.check_stream_guess(float("nan"), LENGTHS).message
 
 
 def test_a_round_estimate_is_not_told_it_used_a_wrong_formula():
     fb = checks.check_stream_guess(10.0, LENGTHS)    # 3% from "lengths not squared", but a round estimate
-    assert not fb and fb.message.startswith("you predicted 10.0, the run gives 11.2"), fb.message
+    assert not fb and fb.message.startswith("Close, but outside the 10%"), fb.message
+    assert "you predicted 10.0, the run gives 11.2" in fb.message
     assert "right triangle" in fb.message
     fb = checks.check_stream_guess(9.8, LENGTHS)     # the unsquared lengths, computed
     assert not fb and fb.message.startswith("You added the updates' lengths under the square root"), fb.message

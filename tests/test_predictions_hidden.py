@@ -41,6 +41,7 @@ from functools import cache
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from check_catalog import EARLIER_CELLS
 from exercise_cells import HEADING, exercises, output_text, tags
@@ -390,3 +391,73 @@ def test_above_the_heading_only_what_names_the_question_counts():
 def test_a_number_too_coarse_to_pass_the_check_states_nothing():
     assert exact_forms("0.0", 0.013, rel=0.6) == []                 # 0.0 as a guess would fail the check
     assert exact_forms("0.013", 0.013, rel=0.6) == ["0.013"]
+
+
+# ---- the figures of earlier demos ------------------------------------------------------------------
+
+DEMO_CELL = re.compile(r"from helpers\.demos import (\w+) as (\w+)[\s\S]*?\b\2\.make\(\)")
+
+
+def _share(p):
+    """p's answer as a share between 0 and 1 (a percent answer divided by 100), or None."""
+    if not _is_number(p.answer) or p.choices is not None:
+        return None
+    share = p.answer / 100 if p.percent else p.answer
+    return share if 0 < share < 1 else None
+
+
+def demos_seen_before(p):
+    """The demo modules whose stored figure a learner has seen before p's check: those of the notebook
+    before p's and those above the check in p's own (a demo made from the notebook's own objects, whose
+    make() takes arguments, is left out)."""
+    index = [n.stem for n in NOTEBOOKS].index(p.notebook)
+    seen = []
+    for path in NOTEBOOKS[max(index - 1, 0):index + 1]:
+        nb = nbformat.read(path, as_version=4)
+        last = p.check if path.stem == p.notebook else len(nb.cells)
+        for cell in nb.cells[:last]:
+            m = DEMO_CELL.search(cell.source) if cell.cell_type == "code" else None
+            if m and any("image/png" in out.get("data", {}) for out in cell.get("outputs", [])):
+                seen.append(m.group(1))
+    return seen
+
+
+def shares_shown(fig):
+    """The shares a figure lets one read where its values cross 0: for each curve drawn over a share axis
+    (x from 0 to 1) whose values rise from below 0 to above it (sorted values), the share below 0."""
+    shown = []
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            x, y = (np.asarray(v, dtype=float) for v in line.get_data())
+            if (len(x) < 10 or x.min() < -0.01 or x.max() > 1.01 or x.max() - x.min() < 0.9
+                    or not np.all(np.diff(y) >= 0) or not y[0] < 0 < y[-1]):
+                continue
+            shown.append(float(np.interp(0.0, y, x)))
+    return shown
+
+
+SHARES = [p for p in ALL if _share(p) is not None]
+
+
+@pytest.mark.parametrize("p", SHARES, ids=[p.id for p in SHARES])
+def test_no_demo_figure_seen_before_a_share_prediction_shows_the_share(p):
+    """A demo's stored figure (its default setting) seen before the check, here or in the notebook before,
+    draws no sorted curve over a share axis whose crossing of 0 reads as the answer (03's hidden units,
+    sorted, crossing 0 at half of them, answered 04's share of units ReLU switches off)."""
+    leaks = []
+    for name in demos_seen_before(p):
+        module = importlib.import_module(f"helpers.demos.{name}")
+        fig = module.make().render()
+        leaks += [(name, round(s, 3)) for s in shares_shown(fig)
+                  if math.isclose(s, _share(p), rel_tol=p.rel)]
+    assert not leaks, (f"{p.id}: the stored figure of {leaks} reads as the answer {p.answer!r} before its check: "
+                       "draw it so that the share cannot be read off (or show it after the check)")
+
+
+def test_a_sorted_curve_over_a_share_axis_shows_its_crossing():
+    from matplotlib.figure import Figure
+    fig = Figure()
+    ax = fig.subplots()
+    ax.plot(np.linspace(0, 1, 101), np.linspace(-2, 2, 101))        # sorted: half below 0
+    ax.plot(np.linspace(-2, 2, 101), np.linspace(-2, 2, 101))       # an input axis: no share
+    assert shares_shown(fig) == [pytest.approx(0.5)]

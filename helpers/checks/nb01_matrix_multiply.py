@@ -14,7 +14,7 @@ import numpy as np
 from helpers import ffn
 from helpers.checks.compare import arrays, exact
 from helpers.checks.core import attempt, referee, wrong
-from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.runner import Check, Mistake, Prediction, _choice
 from helpers.checks.show import Text, plain, say
 
 
@@ -274,7 +274,7 @@ _TIME_GUESSES = {
 def check_time_guess(guess, actual):
     """Exercise 3: how the time per token changes with T; each wrong choice gets what it leaves out."""
     fb = _time_prediction(guess, actual)
-    key = guess.strip().casefold() if isinstance(guess, str) else None
+    key = _choice(guess, _time_prediction.choices) if isinstance(guess, str) else None   # "rises" is "grows"
     if fb.status != "wrong" or key not in _TIME_GUESSES or key == actual:
         return fb
     return wrong(EX3, say("{said} {named}", said=fb.message, named=say(_TIME_GUESSES[key])))

@@ -14,7 +14,8 @@ from helpers.attention import CausalSelfAttention, causal_mask
 from helpers.checks.compare import arrays
 from helpers.checks.core import WRONG, explained_calls, referee, wrong
 from helpers.checks.module import ModuleCheck
-from helpers.checks.runner import Check, Mistake, Prediction
+from helpers.checks.runner import Check, Mistake, Prediction, _choice
+from helpers.checks.runner import _words as _read_words
 from helpers.checks.show import say
 from helpers.checks.state import seeded
 
@@ -246,6 +247,12 @@ _TOKEN3_GUESSES = {
                                      "mask hides tokens 4, 5 and 6 from token 3.",
     ((3,), (1, 2, 3)): "That is the MLP's answer: attention's output 3 mixes the V rows of every token it may "
                        "see, its own and the earlier ones.",
+    ((0, 1, 2), (1, 2, 3)): "The tokens are numbered from 1 here, as in the picture: token 3 is the third "
+                            "token, and its inputs are numbered from 1 too.",
+    ((2, 3), (1, 2, 3)): "Causal attention does not stop at the token just before: output 3 may read every "
+                         "earlier token, the first one too, and itself.",
+    ((1, 2), (1, 2, 3)): "The causal mask hides the tokens after token 3, not token 3 itself: each output reads "
+                         "its own V row too.",
     ((3, 4, 5, 6), (1, 2, 3)): "That is the mask upside down: a causal token reads the past and itself "
                                "(j <= i), never the future.",
 }
@@ -255,6 +262,9 @@ _check_token3 = _named(_TOKEN3, _tokens, _TOKEN3_GUESSES)
 def check_token3_inputs(guess, actual):
     """Exercise 1: the input tokens (1-based) that output token 3 of causal attention uses."""
     guess = list(guess) if isinstance(guess, (tuple, range)) else guess
+    if isinstance(guess, (set, frozenset)) or (isinstance(guess, list) and sorted(guess) in _TOKEN3.choices
+                                               and all(isinstance(g, int) for g in guess)):
+        guess = sorted(guess)   # the tokens a token reads, in any order
     return _check_token3(guess, list(actual))
 
 
@@ -274,7 +284,13 @@ _LINEARITY_GUESSES = {
     ("linear in neither", "linear in v only"): _IN_V,
     ("linear in x only", "linear in v only"): say("{} {}", _IN_V, _NOT_IN_X),
 }
-check_linearity_guess = _named(_LINEARITY, _words, _LINEARITY_GUESSES)
+def _chosen(guess):
+    """The choice a guess names, as words ("V only" reads "linear in v only"); the guess's own words if none."""
+    choice = _choice(guess, _LINEARITY.choices)
+    return _read_words(guess if choice is None else choice)
+
+
+check_linearity_guess = _named(_LINEARITY, _chosen, _LINEARITY_GUESSES)
 
 
 # Called with the wrong number of arguments, a check says how to call it (not Python's TypeError).

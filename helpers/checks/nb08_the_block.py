@@ -299,6 +299,15 @@ _STREAM_BANDS = [
     (lambda guess, actual: guess <= 0.65 * actual,
      "You kept the stream near its input's length, as if a norm rescaled it: in a pre-LN stack the norms "
      "only feed the branches, and the stream itself is never normalised."),
+    (lambda guess, actual: abs(guess - actual) <= 0.2 * actual,
+     "Close, but outside the 10% the check allows: a guess in round numbers lands this near, and the right "
+     "model of how the lengths combine lands within 10%."),
+    (lambda guess, actual: guess < actual,
+     "That is short: the stream grows by more than that, since every one of the 48 updates, two per block, "
+     "adds its own squared length to the stream's."),
+    (lambda guess, actual: guess > actual,
+     "That is long for updates at right angles to the stream: their squared lengths add, not their lengths, "
+     "so the stream grows far less than the updates' lengths summed."),
 ]
 
 

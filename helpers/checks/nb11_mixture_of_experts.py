@@ -8,6 +8,8 @@
 4. (stretch) Which assignments fit within each expert's capacity.
 """
 
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -17,13 +19,13 @@ from helpers.checks.core import MISSING, attempt, correct, referee, wrong
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.module import ModuleCheck
 from helpers.checks.runner import Check, Mistake
-from helpers.checks.show import describe, say
+from helpers.checks.show import describe, plain, say
 from helpers.checks.state import seeded
 from helpers.moe import MoE
 
 D_MODEL, D_FF, N_EXPERTS, TOP_K, T = 16, 32, 8, 2, 24
 
-check_active_guess = NamedPrediction(
+_active_guess = NamedPrediction(
     "Exercise 1 (predict the active parameters)",
     why="A token runs through 2 of the 8 experts in every layer, but also through everything that is "
         "not an expert (attention, embeddings, norms, the router), which every token uses: more than "
@@ -47,7 +49,7 @@ check_active_guess = NamedPrediction(
     ],
 )
 
-check_experts_guess = NamedPrediction(
+_experts_guess = NamedPrediction(
     "Exercise 2 (predict the experts a batch reads)",
     why="Each token leaves a given expert out with probability 6/8; all 16 leave it out with "
         "probability (6/8)^16 = 1%, so on average 8 x (1 - 0.75^16) = 7.9 experts are read: almost all.",
@@ -69,6 +71,41 @@ check_experts_guess = NamedPrediction(
                 when=lambda guess, actual: guess in (3, 5, 6)),
     ],
 )
+
+
+
+def _value(guess):
+    """The guess as a float when it is one real number that is not one of the choices' kind, else None."""
+    value = plain(guess)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+@referee(_active_guess.exercise)
+def check_active_guess(guess, actual):
+    """Exercise 1: Mixtral's active parameters in billions; a count of parameters is read as such."""
+    fb, value = _active_guess(guess, actual), _value(guess)
+    if fb.status != "wrong" or value is None or value < 1e8:
+        return fb
+    return wrong(_active_guess.exercise, say(
+        "you wrote {value:.3g}, a number of parameters; the choices are in billions: {value:.3g} is "
+        "{billions:.3g} billion, so write my_active_guess = {billions:.3g}.", value=value, billions=value / 1e9))
+
+
+@referee(_experts_guess.exercise)
+def check_experts_guess(guess, actual):
+    """Exercise 2: the experts a step of 16 sequences reads; more than the layer holds is named."""
+    fb, value = _experts_guess(guess, actual), _value(guess)
+    if fb.status != "wrong" or value is None or value <= N_EXPERTS:
+        return fb
+    return wrong(_experts_guess.exercise, say(
+        "you wrote {value:g}, but a layer holds 8 experts, so a step reads at most 8: {value:g} counts a read "
+        "per token or per pick, while tokens that pick the same expert share one read of it.", value=value))
+
+
+check_active_guess.choices = _active_guess.choices     # what a guess may be, as on the Prediction itself
+check_experts_guess.choices = _experts_guess.choices
 
 
 class _Reference(MoE):

@@ -42,11 +42,33 @@ def _letter(guess):
 
 @dataclass(frozen=True)
 class _Choice(Prediction):
-    """A Prediction among letters that reads a guess with its surrounding punctuation and spaces dropped."""
+    """A Prediction among letters that reads a guess with its surrounding punctuation and spaces dropped;
+    `named` holds, for (a wrong choice, the answer), the sentence saying what that choice assumed."""
+
+    named: tuple = ()
 
     def _judge(self, guess, actual):
-        return super()._judge(_letter(guess), actual)
+        feedback = super()._judge(_letter(guess), actual)
+        said = getattr(feedback.message, "values", {})
+        if feedback.status == "correct" or "guess" not in said or not feedback.message.endswith(self.why):
+            return feedback                        # right, not attempted, or not one of the choices
+        key = (said["guess"].strip("'").upper(), str(actual).strip().upper())
+        sentence = dict(self.named).get(key)
+        if sentence is None:
+            return feedback
+        return wrong(self.exercise, say("you predicted {guess}, {answer} {actual}. {mistake} {why}",
+                                        **{**said, "mistake": say(sentence)}))
 
+
+# What each wrong choice assumed: {(the choice, the answer): the sentence}.
+_STORED_NAMED = {
+    ("A", "B"): "A holds for dense features only: when every feature is often present, overlapping directions "
+                "cost loss on almost every input, so 5 dimensions keep 5 features. Sparse features are rarely "
+                "present together, and then an overlap costs little.",
+    ("C", "B"): "C takes a rare feature for one not worth keeping; but rarity also means two features seldom "
+                "appear together, so they can share directions: the sparser they are, the more of them the "
+                "model keeps.",
+}
 
 check_stored_guess = _Choice(
     "Exercise 1 (predict superposition)",
@@ -57,7 +79,17 @@ check_stored_guess = _Choice(
         "they are.",
     choices=("A", "B", "C"),
     variable="my_stored_guess",
+    named=tuple(_STORED_NAMED.items()),
 )
+
+_L1_NAMED = {
+    ("A", "C"): "A takes the best reconstruction for the best features: a weak penalty lets several latents "
+                "share each input, and their columns point between the true directions.",
+    ("B", "C"): "B balances the two terms, but what finds the features is L0, not a balance: a latent stands "
+                "for one feature only once the penalty brings L0 down to about the number of features present "
+                "per input.",
+}
+
 
 check_l1_guess = _Choice(
     "Exercise 4 (an SAE where the answer is known)",
@@ -67,6 +99,7 @@ check_l1_guess = _Choice(
         "on its own, and its decoder column turns to that feature's direction.",
     choices=("A", "B", "C"),
     variable="my_l1_guess",
+    named=tuple(_L1_NAMED.items()),
 )
 
 

@@ -136,6 +136,8 @@ def _one_number(value):
 def _answer(value):
     """A guess as a plain Python value: numpy and torch scalars as numbers, arrays as lists."""
     value = _one_number(value)
+    if isinstance(value, (set, frozenset)) and all(_is_real(v) for v in value):
+        return sorted(value)   # a set of positions is the list of them, in order
     tolist = getattr(value, "tolist", None)
     if callable(tolist) and getattr(getattr(value, "device", None), "type", "") != "meta":
         try:
@@ -147,20 +149,44 @@ def _answer(value):
 
 # The words a person writes for a choice, besides the choice itself (each compared as `_words` reads it).
 SYNONYMS = {
-    "falls": ("decreases", "drops", "goes down", "shrinks", "falling", "decreasing", "it falls", "down"),
-    "grows": ("rises", "increases", "goes up", "growing", "rising", "increasing", "it grows", "up"),
+    "falls": ("decreases", "drops", "goes down", "shrinks", "falling", "decreasing", "down", "gets smaller",
+              "smaller", "lower", "gets lower", "less", "reduces", "declines", "becomes smaller"),
+    "grows": ("rises", "increases", "goes up", "growing", "rising", "increasing", "up", "gets bigger", "bigger",
+              "higher", "gets higher", "more", "larger", "gets larger", "becomes larger"),
     "stays about the same": ("stays the same", "about the same", "the same", "stays", "constant", "unchanged",
-                             "flat", "same"),
+                             "flat", "same", "stays constant", "remains the same", "roughly the same",
+                             "does not change", "doesn't change", "no change"),
     "yes": ("y", "true"),
     "no": ("n", "false"),
+    "linear in v only": ("v only", "only v", "linear only in v", "only in v", "linear in v", "linear in v, not in x",
+                         "linear in v, not x", "linear in v but not in x", "linear in v but not x"),
+    "linear in x only": ("x only", "only x", "linear only in x", "only in x", "linear in x", "linear in x, not in v",
+                         "linear in x, not v", "linear in x but not in v", "linear in x but not v"),
+    "linear in neither": ("neither", "nonlinear", "non-linear", "not linear", "linear in none", "in neither"),
+    "linear in v and in x": ("both", "linear in both", "in both", "linear in v and x", "linear in x and v",
+                             "linear in x and in v", "v and x", "x and v"),
 }
 _EDGES = " \t\n.,;:!?'\"`()[]{}“”‘’。"
+# Words a person puts before the answer itself ("option B", "it falls"), dropped when reading it.
+_LEAD = ("my answer is ", "the answer is ", "answer ", "option ", "choice ", "it's ", "it ")
 
 
 def _words(text):
     """A word answer as a person means it: case-folded, surrounding punctuation and spaces dropped, inner
-    spacing made single ("  Linear in V only. " reads "linear in v only")."""
-    return " ".join(text.casefold().strip(_EDGES).split())
+    spacing made single, a leading "option" or "it" dropped ("  Linear in V only. " reads "linear in v only",
+    "Option B." reads "b")."""
+    said = " ".join(text.casefold().strip(_EDGES).split())
+    for lead in _LEAD:
+        if said.startswith(lead) and len(said) > len(lead):
+            said = said[len(lead):].strip(_EDGES)
+    return said
+
+
+def _word_of(value):
+    """One item of a guess as words: a bool as "true" or "false" (a yes or a no), text as it is, else None."""
+    if isinstance(value, bool):
+        return str(value).casefold()
+    return value if isinstance(value, str) else None
 
 
 def _choice(guess, choices):
@@ -175,6 +201,11 @@ def _choice(guess, choices):
         said = _words(guess)
         for choice in choices:
             if isinstance(choice, str) and said in (_words(choice), *(_words(w) for w in SYNONYMS.get(_words(choice), ()))):
+                return choice
+    if isinstance(guess, (list, tuple)) and guess and all(_word_of(g) is not None for g in guess):
+        for choice in choices:   # a pair of words, ("No.", "y"): each item read as a word answer
+            if (isinstance(choice, (list, tuple)) and len(choice) == len(guess) and all(isinstance(c, str) for c in choice)
+                    and all(_choice(_word_of(g), (c,)) == c for g, c in zip(guess, choice, strict=True))):
                 return choice
     return None
 
@@ -260,7 +291,7 @@ def _mistyped(guess, variable, choices=None):
         return say("{variable} is {guess}; write {variable} = and one of {options}, in quotes.", options=options,
                    **values)
     if lists:
-        if isinstance(guess, (list, tuple, np.ndarray, torch.Tensor)):
+        if isinstance(guess, (list, tuple, set, frozenset, np.ndarray, torch.Tensor)):
             return None
         number = _parsed(guess)
         if number is not None or _is_real(guess):

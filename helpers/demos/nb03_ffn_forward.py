@@ -1,6 +1,10 @@
 """Notebook 03's demo: pick d_model, the expansion factor and the activation; see the
 shapes, parameters and FLOPs of the FFN and the hidden activations of one token.
 
+The hidden units are drawn as points, each at its input and its output: what the activation does
+to each one, with no axis that counts them (how many units ReLU switches off is notebook 04's first
+prediction, which the learner makes before counting).
+
 Its changing text (titles, widths) is drawn from images of its strings, made for all 60 settings
 when the figure shows (helpers.demos.stamps), so that a first look at one is as quick as a repeat.
 """
@@ -9,7 +13,6 @@ from functools import lru_cache
 
 import numpy as np
 from ipywidgets import Dropdown
-from matplotlib.ticker import PercentFormatter
 
 from helpers import activations, language
 from helpers.demos.stamps import Label, in_place
@@ -21,7 +24,7 @@ SAMPLE = {"d_model": 512, "expansion": 16, "activation": "relu"}
 D_MODELS = (64, 128, 256, 512)
 EXPANSIONS = (1, 2, 4, 8, 16)
 ACTIVATIONS = ("relu", "gelu", "silu")
-SHOWN = 400              # a sorted curve: 400 points draw it
+SHOWN = 400              # 400 of the units, evenly spread over their sorted values, are drawn
 VALUE_LIMIT = 4.2        # every setting's hidden values lie within -3.9 and 3.9
 
 
@@ -62,9 +65,9 @@ def _numbers(d_model, expansion, activation, lang):
         "names": ["x", "x @ W1 + b1", activation, "out"],
         "left_title": said("d_ff = {expansion} x {d_model} = {d_ff:,}\n{params:,} parameters, {flops:,} FLOPs per token",
                            expansion=expansion, d_model=d_model, d_ff=d_ff, params=params, flops=flops),
-        "x": shown / (d_ff - 1), "before": h[shown], "after": a[shown],
-        "right_title": said("One token's {d_ff:,} hidden numbers, sorted: before and after {activation}",
-                            d_ff=d_ff, activation=activation),
+        "before": h[shown], "after": a[shown], "span": [h[0], h[-1]],
+        "right_title": said("One token's {d_ff:,} hidden units: each one's output against its input",
+                            d_ff=d_ff),
     }
 
 
@@ -89,21 +92,21 @@ def _widths(ax, n):
 
 
 def _hidden_panel(ax_h, n, activation):
-    """One token's hidden values, sorted, before and after the activation, on fixed axes (the
-    x axis: the share of the d_ff neurons); the activation's name labels its curve. Returns the
-    two curves and that label."""
+    """One token's hidden units as points, each at its input h (x axis) and its output after the
+    activation (y axis), over the line output = input that spans the token's inputs: where a point
+    leaves the line, the activation changed that unit. Fixed axes; the activation's name labels its
+    points. Returns the line, the points and that label."""
     color = COLORS.get(activation, "black")
-    (before,) = ax_h.plot(n["x"], n["before"], color=COLORS["neutral"], lw=1, label=said("before (x @ W1 + b1)"))
-    (after,) = ax_h.plot(n["x"], n["after"], color=color, lw=1.5)
-    # Above the flat left part of every curve after an activation, below the legend.
-    label = ax_h.add_artist(Label(0.02, 0.3, said("after {activation}", activation=activation), color=color, fontsize=9, va="bottom"))
-    ax_h.set_xlim(-0.05, 1.05)
-    ax_h.set_xticks([0, 0.25, 0.5, 0.75, 1])
-    ax_h.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    (before,) = ax_h.plot(n["span"], n["span"], color=COLORS["neutral"], lw=1, label=said("unchanged: output = input"))
+    (after,) = ax_h.plot(n["before"], n["after"], ".", color=color, ms=3)
+    # Above the flat left part of every activation, below the legend.
+    label = ax_h.add_artist(Label(-3.9, 0.3, said("after {activation}", activation=activation), color=color, fontsize=9, va="bottom"))
+    ax_h.set_xlim(-VALUE_LIMIT, VALUE_LIMIT)
+    ax_h.set_xticks(range(-4, 5))
     ax_h.set_ylim(-VALUE_LIMIT, VALUE_LIMIT)
     ax_h.set_yticks(range(-4, 5))
-    ax_h.set_xlabel(said("hidden neuron (sorted by its input), share of all d_ff"))
-    ax_h.set_ylabel("value")
+    ax_h.set_xlabel(said("a hidden unit's input h = x @ W1 + b1"))
+    ax_h.set_ylabel(said("its output after the activation"))
     ax_h.set_title(n["right_title"], fontsize=9, y=1.0)
     ax_h.legend(loc="upper left", fontsize=9)
     return before, after, label
@@ -133,8 +136,8 @@ def update(fig, artists, d_model, expansion, activation):
         bar.set_width(w / widest)
         text.set_text(f"{label}\n({w:,})")
     color = COLORS.get(activation, "black")
-    artists["before"].set_data(n["x"], n["before"])
-    artists["after"].set_data(n["x"], n["after"])
+    artists["before"].set_data(n["span"], n["span"])
+    artists["after"].set_data(n["before"], n["after"])
     artists["after"].set_color(color)
     artists["after_label"].set_text(said("after {activation}", activation=activation))
     artists["after_label"].set_color(color)
