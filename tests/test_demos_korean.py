@@ -103,10 +103,10 @@ def test_the_fusion_demo_says_which_implementation_each_time_ran_in_korean_and_i
         return title, [t.get_text() for t in ax.get_yticklabels()], ax.get_xlabel()
 
     title, rows, xlabel = drawn_texts()
-    assert title == ["T = 128, float32: 두 행렬곱 사이에서 연산마다 커널 하나면\n가중치 바이트의 0.33배, 융합하면 0.17배가 오간다\n"
-                     "여기서 잰 eager: 12.09 ms, GELU가 커널 8개 (어느 막대보다 많이 오감)\n"
-                     "여기서 잰 컴파일: 11.48 ms, GELU가 커널 1개 (가운데 막대만큼 오감)"]
-    assert rows == ["가중치, 한 번 읽음", "두 행렬곱 사이,\n연산마다 커널 하나", "두 행렬곱 사이,\n행렬곱에 융합"]
+    assert title == ["T = 128, float32: 두 행렬 곱 사이에서 연산마다 커널 하나면\n가중치 바이트의 0.33배, 융합하면 0.17배가 오간다\n"
+                     "여기서 잰 시간, eager: 12.09 ms, GELU가 커널 8개 (어느 막대보다 많이 오감)\n"
+                     "여기서 잰 시간, 컴파일: 11.48 ms, GELU가 커널 1개 (가운데 막대만큼 오감)"]
+    assert rows == ["가중치, 한 번 읽음", "두 행렬 곱 사이,\n연산마다 커널 하나", "두 행렬 곱 사이,\n행렬 곱에 융합"]
     assert xlabel == "MLP 호출 한 번의 바이트 (로그 눈금)"
     assert not language.MISSES, sorted(language.MISSES)
     language.use("en")
