@@ -19,6 +19,7 @@ from helpers import facts, kv_memory
 from helpers.capacity import one_thread
 from helpers.checks.state import kept
 from helpers.demos.stamps import Stamp, nice_top, nice_tops, place_y_label, tick_labels, y_label
+from helpers.language import said
 from helpers.plots import COLORS, OKABE_ITO
 from helpers.widgets import LiveFigure
 
@@ -89,10 +90,10 @@ def draw(fig, subject, ablate):
     ax1.set_xlim(-0.4 - 0.05 * 9.8, 9.4 + 0.05 * 9.8)     # the limits ax.bar gives 10 bars
     ax2.set_ylim(-0.4 - 0.05 * 4.8, 4.4 + 0.05 * 4.8)     # and ax.barh 5
     ax2.set_xlim(0, 1)
-    ax2.set_xlabel("probability of the next word")
-    ax2.set_ylabel("top answers")
-    ax1.set_xlabel(f"neuron of MLP {LAYER}")
-    ax1.set_ylabel("adds to the logit of the capital")
+    ax2.set_xlabel(said("probability of the next word"))
+    ax2.set_ylabel(said("top answers"))
+    ax1.set_xlabel(said("neuron of MLP {layer}", layer=LAYER))
+    ax1.set_ylabel(said("adds to the logit of the capital"))
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.88, wspace=0.35)
     artists = {"ax1": ax1, "ax2": ax2,
                "neuron bars": ax1.add_collection(PolyCollection([], facecolors=COLORS["mlp"], edgecolors="none"),
@@ -118,7 +119,8 @@ def _show(artists, subject, ablate):
     ax1.set_ylim(*limits)
     neurons = [str(i) for i in neurons]
     ax1.set_xticks(range(10), neurons)
-    ax1.set_title(f"top neurons for {subject}" + (f" (top {TOP} zeroed)" if ablate else ""), y=1.0)
+    ax1.set_title(said("top neurons for {subject} (top {top} zeroed)" if ablate else "top neurons for {subject}",
+                       subject=subject, top=TOP), y=1.0)
     artists["answer bars"].set_verts(_rows(probs))
     artists["answer bars"].set_color([OKABE_ITO["bluish_green"] if w == capital else COLORS["neutral"] for w in words])
     ax2.set_yticks(range(5)[::-1], words)
@@ -163,6 +165,6 @@ def make():
     _table()   # every subject computed now, so that the first look at one is a redraw
     controls = {
         "subject": Dropdown(options=[c for c, _ in facts.FACTS], value="france", description="subject"),
-        "ablate": Checkbox(value=False, description=f"zero the top {TOP} neurons"),
+        "ablate": Checkbox(value=False, description=said("zero the top {top} neurons", top=TOP)),
     }
-    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title="Top neurons for a subject", update=update)
+    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title=said("Top neurons for a subject"), update=update)

@@ -16,6 +16,7 @@ from matplotlib.ticker import MaxNLocator
 
 from helpers import gpt2, kv_memory
 from helpers.demos.stamps import Stamp, nice_top, place_y_label, tick_labels, y_label
+from helpers.language import said
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -97,9 +98,9 @@ class Lens:
         margin = 0.05 * (TOP - 0.2)    # and the y limits of TOP bars 0.8 high
         ax1.set_ylim(-0.4 - margin, TOP - 0.6 + margin)
         ax1.xaxis.set_major_locator(MaxNLocator(4))
-        ax1.set_xlabel("probability of the next token")
-        ax1.set_ylabel("top tokens")
-        ax2.set_xlabel("stream read after block (-1: embeddings)")
+        ax1.set_xlabel(said("probability of the next token"))
+        ax1.set_ylabel(said("top tokens"))
+        ax2.set_xlabel(said("stream read after block (-1: embeddings)"))
         fig.subplots_adjust(left=0.16, right=0.98, bottom=0.16, top=0.88, wspace=0.35)
         artists["words"], artists["tokens"] = tick_labels(ax1.yaxis, ROWS), y_label(ax1.yaxis)
         for name, part in [("scale", ax1.xaxis), ("left title", ax1.title), ("p axis", ax2.yaxis),
@@ -120,14 +121,14 @@ class Lens:
         for label, word in zip(artists["words"], words, strict=True):
             label.set_text(word)
         place_y_label(artists["tokens"], artists["words"], ax1.figure.canvas.get_renderer())
-        ax1.set_title(f"after block {block}: {words[0]} on top", y=1.0)   # y: a stamped title
+        ax1.set_title(said("after block {block}: {token} on top", block=block, token=words[0]), y=1.0)   # y: a stamped title
         answer = self.probs[prompt][:, self.answer[prompt]]
         artists["line"].set_ydata(answer.numpy())
         artists["marker"].set_xdata([block, block])
         ax2.relim()
         ax2.autoscale_view(scalex=False)
         ax2.set_ylabel(f"p({FACTS[prompt].strip()})")
-        ax2.set_title(f"{FACTS[prompt]!r}: p = {answer[-1]:.2g} at the end", y=1.0)
+        ax2.set_title(said("{answer}: p = {p:.2g} at the end", answer=repr(FACTS[prompt]), p=float(answer[-1])), y=1.0)
         artists["left title"].key, artists["scale"].key = (prompt, block), end
         artists["p axis"].key = artists["right title"].key = prompt
         return [artists["bars"], artists["line"], artists["marker"], ax1.spines["left"], ax2.spines["left"],
@@ -160,6 +161,6 @@ def make(model=None, tokenizer=None):
     data = Lens(model, tokenizer)
     controls = {
         "prompt": Dropdown(options=list(FACTS), value=next(iter(FACTS)), description="prompt"),
-        "block": IntSlider(value=data.n_layer - 1, min=0, max=data.n_layer - 1, description="after block"),
+        "block": IntSlider(value=data.n_layer - 1, min=0, max=data.n_layer - 1, description=said("after block")),
     }
-    return LiveFigure(data.draw, controls, figsize=(9.5, 3.6), title="The logit lens", update=data.update)
+    return LiveFigure(data.draw, controls, figsize=(9.5, 3.6), title=said("The logit lens"), update=data.update)

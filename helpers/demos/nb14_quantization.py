@@ -19,6 +19,7 @@ from helpers import quantize as Q
 from helpers.capacity import one_thread
 from helpers.checks.state import kept
 from helpers.demos.stamps import in_place
+from helpers.language import said, say
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -72,7 +73,7 @@ def draw(fig, bits, grouping):
     ax.set_xlim(-edge, edge)
     ax.set_ylim(0, ax.get_ylim()[1])
     ax.grid(False)
-    ax.set(xlabel="weight of MLP 0's c_fc (all 16,384)", ylabel="count")
+    ax.set(xlabel=said("weight of MLP 0's c_fc (all 16,384)"), ylabel="count")
     ax.set_title(" ", y=1.0)
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.86)
     top = ax.get_ylim()[1]
@@ -88,9 +89,10 @@ def _show(artists, bits, grouping):
     levels, w_err, out_err, recall = _table()[bits, str(grouping)]
     top = artists["top"]
     artists["levels"].set_segments([[(v, 0), (v, top)] for v in levels])
-    where = {"tensor": "per tensor", "row": "per row"}.get(str(grouping), f"groups of {grouping}")
-    artists["title"].set_text(f"{bits} bits, {where}: weight error {w_err:.0%}, output error {out_err:.0%}, "
-                              f"recall {recall:.0%}")
+    where = {"tensor": say("per tensor"), "row": say("per row")}.get(str(grouping), say("groups of {size}", size=grouping))
+    artists["title"].set_text(said("{bits} bits, {where}: weight error {w_err:.0%}, output error {out_err:.0%}, "
+                                   "recall {recall:.0%}", bits=bits, where=where, w_err=w_err, out_err=out_err,
+                                   recall=recall))
     return [artists["levels"], artists["title"]]
 
 
@@ -101,6 +103,6 @@ def update(fig, artists, bits, grouping):
 def make():
     _table()   # every setting computed now, so that a move only redraws
     controls = {"bits": SelectionSlider(options=list(BITS), value=4, description="bits"),
-                "grouping": Dropdown(options=list(GROUPINGS), value="row", description="scale per")}
+                "grouping": Dropdown(options=list(GROUPINGS), value="row", description=said("scale per"))}
     return LiveFigure(draw, controls, figsize=(8.0, 3.4),
-                      title="Fewer bits, wider steps: the levels of one group over the weights", update=update)
+                      title=said("Fewer bits, wider steps: the levels of one group over the weights"), update=update)

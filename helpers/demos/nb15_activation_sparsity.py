@@ -20,6 +20,7 @@ from helpers import facts, kv_memory, sparsity
 from helpers.capacity import one_thread
 from helpers.checks.state import kept
 from helpers.demos.stamps import Stamp
+from helpers.language import said
 from helpers.plots import COLORS, NEUTRAL
 from helpers.widgets import LiveFigure
 
@@ -56,8 +57,9 @@ def _table():
 
 def _titles(threshold):
     mask, b, acc = _table()[threshold]
-    left = f"MLP {LAYER}: {1 - mask[-1].mean():.0%} of units off for 'is' at threshold {threshold:.2f}"
-    right = f"facts still right: {acc:.0%}"
+    left = said("MLP {layer}: {off:.0%} of units off for 'is' at threshold {threshold:.2f}", layer=LAYER,
+                off=1 - mask[-1].mean(), threshold=threshold)
+    right = said("facts still right: {accuracy:.0%}", accuracy=acc)
     return left, right
 
 
@@ -72,12 +74,12 @@ def draw(fig, threshold):
     image = ax1.imshow(mask, aspect="auto", interpolation="nearest", vmin=0, vmax=1,
                        cmap=_cmap(), extent=(-0.5, mask.shape[1] - 0.5, len(WORDS) - 0.5, -0.5))
     ax1.set_yticks(range(len(WORDS)), WORDS)
-    ax1.set(xlabel="hidden unit (a row of c_fc and a column of c_proj)", ylabel="word")
+    ax1.set(xlabel=said("hidden unit (a row of c_fc and a column of c_proj)"), ylabel="word")
     kib = np.array(b) / 1024
     bars = ax2.barh([2, 1, 0], kib, color=[NEUTRAL, COLORS["mlp"], COLORS["reference"]])
-    ax2.set_yticks([2, 1, 0], ["dense", "exact set", "known before"])
+    ax2.set_yticks([2, 1, 0], ["dense", said("exact set"), said("known before")])
     ax2.set_xlim(0, 1.05 * kib[0])                               # dense is the same at every threshold
-    ax2.set(xlabel="KiB of MLP 1 read for 'is'", ylabel="weights read")
+    ax2.set(xlabel=said("KiB of MLP {layer} read for 'is'", layer=LAYER), ylabel=said("weights read"))
     artists = {"image": image, "bars": list(bars), "left": ax1.add_artist(Stamp([ax1.title])),
                "right": ax2.add_artist(Stamp([ax2.title])), "ax1": ax1, "ax2": ax2}
     _show(artists, threshold)
@@ -111,6 +113,6 @@ def _cmap():
 def make():
     _table()
     controls = {"threshold": SelectionSlider(options=THRESHOLDS, value=0.1,
-                                             description="threshold (share of the word's largest |h|)")}
-    return LiveFigure(draw, controls, figsize=(9.0, 3.2), title="Which units a step could skip",
+                                             description=said("threshold (share of the word's largest |h|)"))}
+    return LiveFigure(draw, controls, figsize=(9.0, 3.2), title=said("Which units a step could skip"),
                       update=update, ahead=[{"threshold": t} for t in THRESHOLDS])

@@ -15,6 +15,7 @@ from helpers import facts, kv_memory, sae
 from helpers.capacity import one_thread
 from helpers.checks.state import kept
 from helpers.demos.stamps import in_place
+from helpers.language import said
 from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
@@ -71,18 +72,19 @@ def make(autoencoder=None):
 
     def text(subject):
         r = rows[subject]
-        return (f"{subject}: {_count(neurons[r], peaks[0])} of {neurons.shape[1]} neurons and "
-                f"{_count(features[r], peaks[1])} of {features.shape[1]} features above half their peak")
+        return said("{subject}: {neurons} of {n_neurons} neurons and {features} of {n_features} features above half "
+                    "their peak", subject=subject, neurons=_count(neurons[r], peaks[0]), n_neurons=neurons.shape[1],
+                    features=_count(features[r], peaks[1]), n_features=features.shape[1])
 
     def draw(fig, subject):
         ax1, ax2 = fig.subplots(1, 2)
         fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.84, wspace=0.25)
         ax1.set(xlim=(-2, neurons.shape[1] + 1), ylim=(min(0.0, neurons.min()) * 1.05, neurons.max() * 1.05),
-                xlabel=f"neuron of MLP {LAYER}", ylabel="activation at the last word")
+                xlabel=said("neuron of MLP {layer}", layer=LAYER), ylabel=said("activation at the last word"))
         ax2.set(xlim=(-4, features.shape[1] + 3), ylim=(0, features.max() * 1.05),
-                xlabel="SAE feature", ylabel="code f")
-        ax1.set_title(f"MLP {LAYER}'s neurons", y=1.0)
-        ax2.set_title("the SAE's features", y=1.0)
+                xlabel=said("SAE feature"), ylabel=said("code f"))
+        ax1.set_title(said("MLP {layer}'s neurons", layer=LAYER), y=1.0)
+        ax2.set_title(said("the SAE's features"), y=1.0)
         title = fig.suptitle(text(subject), y=0.97)
         r = rows[subject]
         state = {"neurons": ax1.plot(*_strokes(neurons[r]), color=COLORS["mlp"], lw=1.0)[0],
@@ -97,6 +99,6 @@ def make(autoencoder=None):
         state["title"].set_text(text(subject))
         return [state["neurons"], state["features"], state["title"]]
 
-    controls = {"subject": Dropdown(options=list(rows), value="france", description="fact (subject)")}
-    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title="A fact's neurons beside its features",
+    controls = {"subject": Dropdown(options=list(rows), value="france", description=said("fact (subject)"))}
+    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title=said("A fact's neurons beside its features"),
                       update=update)
