@@ -114,7 +114,7 @@ def graphs_compiled():
     """How many graphs torch.compile has compiled in this process so far, by dynamo's own count: a
     call that leaves it unchanged ran kernels compiled before (a guard held); one that adds to it
     compiled again (a new shape it had specialised on, another dtype)."""
-    from torch._dynamo.utils import counters   # imported here: it takes a moment
+    from torch._dynamo.utils import counters  # imported here: it takes a moment
 
     return counters["stats"]["unique_graphs"]
 

@@ -5,11 +5,10 @@ FactModel is token + position embeddings, a stack of the course's pre-LN
 submodule `mlp.act`), a final LayerNorm and an untied head. `train` is the training
 run behind the shipped weights (`tools/train_fact_model.py` calls it); they ship in
 data/fact_model/ as safetensors with a JSON config and vocabulary (no pickle).
-Notebook 12 reads and changes the hidden neurons with forward hooks (`hooks`).
+Notebook 12 reads and changes the hidden neurons with forward hooks (`helpers.hooks.attached`).
 """
 
 import json
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 import torch
@@ -18,6 +17,7 @@ from torch import nn
 from helpers import facts, validate
 from helpers.block import Block
 from helpers.data import data_path
+from helpers.hooks import attached
 
 WEIGHTS, CONFIG, VOCAB = "fact_model/model.safetensors", "fact_model/config.json", "fact_model/vocab.json"
 
@@ -66,35 +66,6 @@ class FactModel(nn.Module):
         for block in self.blocks:
             x = block(x)                                  # attention, then the MLP (mlp.act: the neurons)
         return self.lm_head(self.ln_f(x))                 # (B, T, vocab_size)
-
-
-@contextmanager
-def hooks(pairs):
-    """Register {module: hook} forward hooks for the duration of a `with` block, then remove them.
-
-    A hook is hook(module, inputs, output); returning a tensor replaces the module's output.
-    """
-    if not hasattr(pairs, "items"):
-        raise TypeError(f"pairs must be a dict {{module: hook}}, got {type(pairs).__name__}")
-    for module, hook in pairs.items():
-        validate.instance_of(module, "each key of pairs", nn.Module, "(e.g. model.blocks[0].mlp.act)")
-        validate.function(hook, f"the hook for {type(module).__name__}")
-    handles = [module.register_forward_hook(_shape_kept(module, hook)) for module, hook in pairs.items()]
-    try:
-        yield
-    finally:
-        for handle in handles:
-            handle.remove()
-
-
-def _shape_kept(module, hook):
-    """hook, refusing a replacement output of another shape (a (d_ff,) row would broadcast)."""
-    name = type(module).__name__
-
-    def checked(mod, inputs, output):
-        return validate.hook_output(hook(mod, inputs, output), output, name)
-
-    return checked
 
 
 def subject_noise(model, prompts, scale=3.0, seed=0):
@@ -149,7 +120,7 @@ def neuron_contributions(model, prompts, layer):
     def keep_residual(module, inputs, output):
         seen["resid"] = inputs[0]                                            # (N, T, d_model)
 
-    with torch.no_grad(), hooks({model.blocks[layer].mlp.act: keep_neurons, model.ln_f: keep_residual}):
+    with torch.no_grad(), attached({model.blocks[layer].mlp.act: keep_neurons, model.ln_f: keep_residual}):
         model(prompts.idx)
         resid = seen["resid"][rows, prompts.last]                            # (N, d_model)
         s = (resid.var(-1, unbiased=False) + model.ln_f.eps).sqrt()          # (N,)

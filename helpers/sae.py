@@ -15,7 +15,7 @@ recalled, and the model's loss and recall with a reconstruction spliced in their
 import torch
 from torch import nn
 
-from helpers import kv_memory, validate
+from helpers import hooks, kv_memory, validate
 from helpers.sae_resample import resample_dead_
 
 
@@ -261,7 +261,7 @@ def mlp_activations(model, prompts, layer, site="act"):
     def keep(mod, inputs, output):
         seen["in"], seen["out"] = inputs[0][rows, prompts.last], output[rows, prompts.last]   # (N, width)
 
-    with torch.no_grad(), kv_memory.hooks({module: keep}):
+    with torch.no_grad(), hooks.attached({module: keep}):
         model(prompts.idx)
     return seen["out"] if site == "act" else (seen["in"], seen["out"])
 
@@ -286,7 +286,7 @@ def spliced_loss(model, prompts, layer, new=None, site="act"):
         if new.shape != (len(rows), width):
             raise ValueError(f"new must have shape ({len(rows)}, {width}): one row per prompt, got "
                              f"{tuple(new.shape)}")
-    with torch.no_grad(), kv_memory.hooks({module: splice}):
+    with torch.no_grad(), hooks.attached({module: splice}):
         logits = kv_memory.answer_logits(model(prompts.idx), prompts)   # (N, vocab)
     loss = torch.nn.functional.cross_entropy(logits, prompts.answer).item()
     return loss, (logits.argmax(-1) == prompts.answer).double().mean().item()

@@ -24,7 +24,7 @@ import torch
 from helpers import sparse_layout, validate
 from helpers.bandwidth import element_bytes
 from helpers.gated import GatedMLP
-from helpers.kv_memory import hooks
+from helpers.hooks import attached
 from helpers.sparse_layout import projections as _projections
 from helpers.sparsity_predictor import LowRankPredictor, recall_precision  # noqa: F401 - this module's names
 
@@ -92,7 +92,7 @@ def record_mlps(model, idx, mlps=None):
     def keep_input(module, inputs, output):
         seen[module] = inputs[0]
 
-    with torch.no_grad(), hooks({mlp: keep_input for mlp in mlps}):
+    with torch.no_grad(), attached({mlp: keep_input for mlp in mlps}):
         model(idx)
         missing = [i for i, mlp in enumerate(mlps) if mlp not in seen]
         if missing:

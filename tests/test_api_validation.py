@@ -33,6 +33,7 @@ from helpers import (
     gated,
     gpt2,
     gptq,
+    hooks,
     hub,
     kv_memory,
     moe,
@@ -228,11 +229,11 @@ CASES = [
     ("kv_memory.FactModel", "negative", lambda: small_model()(torch.full((2, 3), -1)), ValueError, r"idx holds word id -1"),
     ("kv_memory.FactModel", "wrong shape", lambda: small_model()(torch.zeros(3, dtype=torch.long)), ValueError,
      r"idx must be 2-D, got 1-D"),
-    ("kv_memory.hooks", "wrong type", lambda: kv_memory.hooks([ffn.FFN(4).act]).__enter__(), TypeError,
+    ("hooks.attached", "wrong type", lambda: hooks.attached([ffn.FFN(4).act]).__enter__(), TypeError,
      r"pairs must be a dict \{module: hook\}, got list"),
-    ("kv_memory.hooks", "not a module", lambda: kv_memory.hooks({"mlp.act": print}).__enter__(), TypeError,
+    ("hooks.attached", "not a module", lambda: hooks.attached({"mlp.act": print}).__enter__(), TypeError,
      r"each key of pairs must be a Module"),
-    ("kv_memory.hooks", "not a function", lambda: kv_memory.hooks({ffn.FFN(4).act: None}).__enter__(), TypeError,
+    ("hooks.attached", "not a function", lambda: hooks.attached({ffn.FFN(4).act: None}).__enter__(), TypeError,
      r"the hook for GELU must be a function, got NoneType"),
     ("kv_memory.make_prompts", "string for a list", lambda: kv_memory.make_prompts(vocab(), "the capital of {} is"),
      TypeError, r"templates must be a list of phrasings .* got the string"),
@@ -672,10 +673,10 @@ def test_a_hook_that_would_broadcast_is_refused():
     row = torch.zeros(model.config.d_ff)
     with pytest.raises(ValueError, match=r"a forward hook on GELU returned shape \(256,\) but the output it "
                                          r"replaces has shape \(118, \d+, 256\)"):
-        with kv_memory.hooks({act: lambda module, inputs, output: row}):
+        with hooks.attached({act: lambda module, inputs, output: row}):
             kv_memory.accuracy(model, batch)
     with pytest.raises(TypeError, match=r"returned a torch.float64 tensor"):
-        with kv_memory.hooks({act: lambda module, inputs, output: output.double()}):
+        with hooks.attached({act: lambda module, inputs, output: output.double()}):
             kv_memory.accuracy(model, batch)
 
     def zero_first(module, inputs, output):
@@ -683,7 +684,7 @@ def test_a_hook_that_would_broadcast_is_refused():
         out[..., 0] = 0
         return out
 
-    with kv_memory.hooks({act: zero_first}):  # a replacement of the output's shape still works
+    with hooks.attached({act: zero_first}):  # a replacement of the output's shape still works
         assert 0 <= kv_memory.accuracy(model, batch) <= 1
     assert not act._forward_hooks, "the hooks are removed when the with-block ends"
 

@@ -336,6 +336,27 @@ def test_every_rise_slide_fits_the_screen_with_code_at_14_px(browser, lab, path)
                           "names the cells taller than a slide):\n" + "\n".join(problems))
 
 
+def store_demo(lab, name, projector):
+    """Store a notebook whose demo ran headless with its widget state, as the course's are, in
+    projector mode or not; returns its name on the server."""
+    base, token = lab
+    setup = "import helpers\n\nhelpers.plots.use_course_style()" + ("\nhelpers.presentation()" if projector else "")
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(setup),
+        nbformat.v4.new_code_cell("from helpers.demos import nb05_swiglu_gate\n\n"
+                                  "demo = nb05_swiglu_gate.make()\ndemo.show()"),
+    ], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=True).execute()
+    # Trusted, as a notebook the learner ran and saved is: JupyterLab then draws its stored widgets
+    # (an untrusted one shows the plain-text stand-in, which says to run the notebook).
+    NotebookNotary().sign(nb)
+    body = json.dumps({"type": "notebook", "format": "json", "content": json.loads(nbformat.writes(nb))}).encode()
+    req = urllib.request.Request(f"{base}/api/contents/{name}?token={token}", data=body,
+                                 method="PUT", headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=30).close()
+    return name
+
+
 @pytest.fixture(scope="module")
 def stored_demo(lab):
     """A demo stored in projector mode."""

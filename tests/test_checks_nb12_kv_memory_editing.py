@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from helpers import kv_memory
+from helpers import hooks, kv_memory
 from helpers.checks import nb12_kv_memory_editing as checks
 
 
@@ -41,7 +41,7 @@ def zero_with_a_mask(output, neurons):
 def in_place(model, idx, neurons):
     def hook(module, inputs, output):
         output[..., neurons] = 0.0
-    with torch.no_grad(), kv_memory.hooks({act(model): hook}):
+    with torch.no_grad(), hooks.attached({act(model): hook}):
         return model(idx)
 
 
@@ -117,9 +117,9 @@ def trace(model, prompts, noise, layer, position):
         return output
 
     with torch.no_grad():
-        with kv_memory.hooks({model.blocks[layer].mlp: save}):
+        with hooks.attached({model.blocks[layer].mlp: save}):
             model(prompts.idx)
-        with kv_memory.hooks({model.wte: corrupt, model.blocks[layer].mlp: restore}):
+        with hooks.attached({model.wte: corrupt, model.blocks[layer].mlp: restore}):
             logits = kv_memory.answer_logits(model(prompts.idx), prompts)
     return logits.softmax(-1)[rows, prompts.answer].mean()
 

@@ -14,7 +14,7 @@ from nbclient import NotebookClient
 pytest.importorskip("transformers")
 from transformers import GPT2Config, GPT2LMHeadModel  # noqa: E402
 
-from helpers import gpt2, kv_memory  # noqa: E402
+from helpers import gpt2, hooks, kv_memory  # noqa: E402
 from helpers.ffn import FFN  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -156,7 +156,7 @@ def edit(model, tokenizer, prompt, target, layer, position):
     mlp = model.transformer.h[layer].mlp
     seen = {}
     stream = torch.tensor([i for line in gpt2.sample_lines() for i in tokenizer(line + "\n").input_ids])
-    with torch.no_grad(), kv_memory.hooks({mlp.act: lambda m, i, out: seen.update(all=out[0])}):
+    with torch.no_grad(), hooks.attached({mlp.act: lambda m, i, out: seen.update(all=out[0])}):
         model(stream[:128][None])
         K = seen["all"].double()
         C = K.T @ K / len(K) + 1e-3 * torch.eye(K.shape[1], dtype=torch.float64)
@@ -173,7 +173,7 @@ def edit(model, tokenizer, prompt, target, layer, position):
         return output
 
     for _ in range(30):
-        with kv_memory.hooks({mlp: write}):
+        with hooks.attached({mlp: write}):
             loss = F.cross_entropy(model(ids).logits[:, -1], goal)
         optimizer.zero_grad()
         loss.backward()

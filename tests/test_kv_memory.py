@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import train_fact_model
-from helpers import data, facts, kv_memory
+from helpers import data, facts, hooks, kv_memory
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def test_forward_is_the_course_blocks_and_a_hook_reads_the_neurons(shipped):
     model, vocab = shipped
     idx = kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES[:2], range(5)).idx
     seen = []
-    with torch.no_grad(), kv_memory.hooks({model.blocks[1].mlp.act: lambda m, i, out: seen.append(out)}):
+    with torch.no_grad(), hooks.attached({model.blocks[1].mlp.act: lambda m, i, out: seen.append(out)}):
         logits = model(idx)
     with torch.no_grad():
         x = model.wte(idx) + model.wpe(torch.arange(idx.shape[1]))
@@ -80,7 +80,7 @@ def test_forward_is_the_course_blocks_and_a_hook_reads_the_neurons(shipped):
 def test_hooks_are_removed_after_an_error(shipped):
     model, vocab = shipped
     calls = []
-    with pytest.raises(RuntimeError, match="stop"), kv_memory.hooks({model.ln_f: lambda *a: calls.append(1)}):
+    with pytest.raises(RuntimeError, match="stop"), hooks.attached({model.ln_f: lambda *a: calls.append(1)}):
         raise RuntimeError("stop")
     with torch.no_grad():
         model(kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES[:1], [0]).idx)
@@ -102,13 +102,13 @@ def test_hooks_that_zero_or_patch_change_the_output(shipped):
             return hook
 
         seen = {}
-        with kv_memory.hooks({model.blocks[0].mlp: lambda m, i, out: seen.setdefault("out", out)}):
+        with hooks.attached({model.blocks[0].mlp: lambda m, i, out: seen.setdefault("out", out)}):
             model(p.idx)
-        with kv_memory.hooks({model.blocks[0].mlp: patch(seen["out"][rows, p.subject])}):
+        with hooks.attached({model.blocks[0].mlp: patch(seen["out"][rows, p.subject])}):
             again = model(p.idx)
-        with kv_memory.hooks({model.blocks[0].mlp: patch(torch.zeros(4, 64))}):
+        with hooks.attached({model.blocks[0].mlp: patch(torch.zeros(4, 64))}):
             zeroed = model(p.idx)
-        with kv_memory.hooks({model.blocks[1].mlp.act: lambda m, i, out: out * 0}):
+        with hooks.attached({model.blocks[1].mlp.act: lambda m, i, out: out * 0}):
             no_mlp = model(p.idx)
         c_proj = model.blocks[1].mlp.c_proj
         bias_only = c_proj.bias.expand(4, -1)
@@ -123,7 +123,7 @@ def test_contributions_add_up_to_the_mlp_through_the_final_layernorm(shipped):
     c = kv_memory.neuron_contributions(model, p, layer=1)          # (6, 256)
     rows = torch.arange(6)
     seen = {}
-    with torch.no_grad(), kv_memory.hooks({model.blocks[1].mlp.act: lambda m, i, out: seen.setdefault("h", out),
+    with torch.no_grad(), hooks.attached({model.blocks[1].mlp.act: lambda m, i, out: seen.setdefault("h", out),
                                            model.ln_f: lambda m, i, out: seen.setdefault("r", i[0])}):
         model(p.idx)
         # Remove the whole MLP 1 at the last word; with the LayerNorm scale held fixed,

@@ -6,7 +6,7 @@ import time
 import pytest
 import torch
 
-from helpers import device, facts, kv_memory, sae, sae_resample, validate
+from helpers import device, facts, hooks, kv_memory, sae, sae_resample, validate
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -126,7 +126,7 @@ def test_activations_and_splices_on_the_fact_model(fact_model):
     acts = sae.mlp_activations(model, prompts, layer=1)
     assert acts.shape == (708, model.config.d_ff)
     seen = {}
-    with torch.no_grad(), kv_memory.hooks({model.blocks[1].mlp.act: lambda m, i, out: seen.update(h=out)}):
+    with torch.no_grad(), hooks.attached({model.blocks[1].mlp.act: lambda m, i, out: seen.update(h=out)}):
         model(prompts.idx)
     torch.testing.assert_close(acts, seen["h"][torch.arange(708), prompts.last], rtol=0, atol=0)
     clean = sae.spliced_loss(model, prompts, 1)

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import helpers.sparsity as sp
-from helpers import facts, kv_memory
+from helpers import facts, hooks, kv_memory
 from helpers.ffn import FFN
 from helpers.gated import GatedMLP
 
@@ -203,7 +203,7 @@ def test_fact_model_records_and_sparse_forward():
     model, vocab = kv_memory.load()
     prompts = kv_memory.make_prompts(vocab, facts.TRAIN_TEMPLATES[:1], list(range(8)))
     outputs = []
-    with kv_memory.hooks({block.mlp: lambda m, i, out: outputs.append(out) for block in model.blocks}):
+    with hooks.attached({block.mlp: lambda m, i, out: outputs.append(out) for block in model.blocks}):
         records = sp.record_mlps(model, prompts.idx)
     assert len(records) == len(outputs) == model.config.n_layers
     for block, (x, h), y in zip(model.blocks, records, outputs, strict=True):

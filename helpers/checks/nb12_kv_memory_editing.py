@@ -20,7 +20,7 @@ from functools import lru_cache
 import torch
 from torch.overrides import TorchFunctionMode
 
-from helpers import facts, kv_memory
+from helpers import facts, hooks, kv_memory
 from helpers.capacity import one_thread
 from helpers.checks import language
 from helpers.checks.compare import arrays, number
@@ -119,7 +119,7 @@ def _aftermath(exercise, model):
         return wrong(exercise, say("your function left a hook registered on {where}: every later run "
                                    "of the model would still be changed by it. Keep the handle that "
                                    "register_forward_hook returns and call handle.remove() once the run is done "
-                                   "(in a `finally:`, or use kv_memory.hooks), so that even an error cannot leave "
+                                   "(in a `finally:`, or use hooks.attached), so that even an error cannot leave "
                                    "it behind.", where=_listed(left)))
     changed = _weights_changed(model)
     if changed:
@@ -161,7 +161,7 @@ def _hooked(module_of, edit):
 
         def hook(module, inputs, output):
             return edit(output.clone(), neurons)
-        with torch.no_grad(), kv_memory.hooks({module_of(model): hook}):
+        with torch.no_grad(), hooks.attached({module_of(model): hook}):
             return _logits(model)
     return answer
 
@@ -261,7 +261,7 @@ def _tracing_case():
 def _p_answer(model, prompts, mods, top=False):
     """Mean p(answer) at the last word (or of the top word) with the {module: hook} mods in place."""
     rows = torch.arange(len(prompts.last))
-    with torch.no_grad(), kv_memory.hooks(mods):
+    with torch.no_grad(), hooks.attached(mods):
         probs = kv_memory.answer_logits(model(prompts.idx), prompts).softmax(-1)
     return (probs.max(-1).values if top else probs[rows, prompts.answer]).mean().item()
 
@@ -272,7 +272,7 @@ def _clean_mlp(model, prompts, layer, mods=None):
 
     def save(module, inputs, output):
         seen["out"] = output.detach()
-    with torch.no_grad(), kv_memory.hooks({**(mods or {}), model.blocks[layer].mlp: save}):
+    with torch.no_grad(), hooks.attached({**(mods or {}), model.blocks[layer].mlp: save}):
         model(prompts.idx)
     return seen["out"]
 

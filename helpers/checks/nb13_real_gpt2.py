@@ -20,7 +20,7 @@ from functools import lru_cache
 import torch
 from torch.overrides import TorchFunctionMode
 
-from helpers import gpt2, kv_memory
+from helpers import gpt2, hooks
 from helpers.checks.compare import arrays
 from helpers.checks.core import correct, explained_calls, names_read, referee, wrong
 from helpers.checks.nb12_kv_memory_editing import NamedChoice
@@ -448,7 +448,7 @@ def _trace_case():
     g = torch.Generator().manual_seed(6)
     noise = torch.randn(4, 3, model.config.n_embd, generator=g)   # 4 corrupted runs, subject = tokens 0-2
     clean = {}
-    with torch.no_grad(), kv_memory.hooks({block.mlp: _keep(clean, i) for i, block in enumerate(gpt2.blocks(model))}):
+    with torch.no_grad(), hooks.attached({block.mlp: _keep(clean, i) for i, block in enumerate(gpt2.blocks(model))}):
         model(prompt)
     return model, prompt, noise, clean
 
@@ -505,7 +505,7 @@ def _traced(make_hook):
             raise TypeError(say("restore returned a {kind}, not a hook(module, inputs, output)",
                                 kind=type(hook).__name__))
         batch = prompt.repeat(len(noise), 1)
-        with torch.no_grad(), kv_memory.hooks({model.transformer.wte: _corrupt(noise),
+        with torch.no_grad(), hooks.attached({model.transformer.wte: _corrupt(noise),
                                                 gpt2.blocks(model)[layer].mlp: _guarded(hook)}):
             logits = model(batch).logits[:, -1]
         return logits if torch.equal(given, clean[layer]) else _WroteClean(logits)

@@ -15,7 +15,7 @@ from ipywidgets import Checkbox, Dropdown
 from matplotlib import rcParams
 from matplotlib.collections import PolyCollection
 
-from helpers import facts, kv_memory
+from helpers import facts, hooks, kv_memory
 from helpers.capacity import one_thread
 from helpers.checks.state import kept
 from helpers.demos.stamps import Stamp, nice_top, nice_tops, place_y_label, tick_labels, y_label
@@ -53,7 +53,7 @@ def _table():
         def zero_top(module, inputs, output, scale=scale):   # a forward hook on the GELU: (N, T, d_ff)
             return output * scale
 
-        with torch.no_grad(), one_thread(), kv_memory.hooks({model.blocks[LAYER].mlp.act: zero_top}):
+        with torch.no_grad(), one_thread(), hooks.attached({model.blocks[LAYER].mlp.act: zero_top}):
             logits = model(prompts.idx)
         probs = kv_memory.answer_logits(logits, prompts).softmax(-1)          # (N, vocab)
         best = probs.argsort(dim=-1, descending=True)[:, :5]

@@ -14,7 +14,7 @@ from ipywidgets import Dropdown, IntSlider
 from matplotlib.collections import PolyCollection
 from matplotlib.ticker import MaxNLocator
 
-from helpers import gpt2, kv_memory
+from helpers import gpt2, hooks
 from helpers.demos.stamps import Stamp, nice_top, place_y_label, tick_labels, y_label
 from helpers.language import said
 from helpers.plots import COLORS
@@ -53,7 +53,7 @@ def lens(model, tokenizer, prompt):
     points[body.ln_f] = keep(len(body.h))
     device = model.lm_head.weight.device
     ids = tokenizer(prompt, return_tensors="pt").input_ids.to(device)
-    with torch.no_grad(), kv_memory.hooks(points):
+    with torch.no_grad(), hooks.attached(points):
         model(ids)
         stream = torch.stack([seen[i] for i in range(len(body.h) + 1)])   # (L + 1, d_model)
         return (body.ln_f(stream) @ model.lm_head.weight.T).softmax(-1).float().cpu()

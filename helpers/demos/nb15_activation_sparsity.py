@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from ipywidgets import SelectionSlider
 
-from helpers import facts, kv_memory, sparsity
+from helpers import facts, hooks, kv_memory, sparsity
 from helpers.capacity import one_thread
 from helpers.checks.state import kept
 from helpers.demos.stamps import Stamp
@@ -49,7 +49,7 @@ def _table():
         table = {}
         for t in THRESHOLDS:
             active = sparsity.active_units(h, t)
-            with kv_memory.hooks({b.mlp.act: _dropped(t) for b in model.blocks}):
+            with hooks.attached({b.mlp.act: _dropped(t) for b in model.blocks}):
                 acc = kv_memory.accuracy(model, prompts)
             table[t] = active.numpy(), sparsity.bytes_read(active[-1], cfg.d_model, cfg.d_ff, bias=True), acc
     return table
