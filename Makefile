@@ -141,8 +141,8 @@ release-check: $(TEST_STAMP)
 	$(BIN)/python -m build -q --outdir dist .
 	$(BIN)/python tools/colab_check.py dist/*.whl
 
-## Two reveal.js decks per notebook in slides/ (NN_name.slides.html, and .projector.slides.html: 24 px text, 18 px code for a room), opening from disk with no network (npm fetches reveal.js and MathJax once)
-slides: $(TEST_STAMP)
+## Two reveal.js decks per notebook in slides/ (NN_name.slides.html, and .projector.slides.html: 24 px text, 18 px code for a room), the Korean edition's in slides/ko/, opening from disk with no network (npm fetches reveal.js, MathJax and the Hangul font once)
+slides: $(TEST_STAMP) $(CHECKS_MO)
 	$(BIN)/python tools/build_slides.py
 
 ## Set every cell's slide type from its content (NB=05 for one notebook), so that each slide fits 1280x720

@@ -108,3 +108,25 @@ def kind(gated):
                             'f"at T={T} fused is {r}"', "f\"{'':<17}{'neurons':<19}{t['dense']}\"",
                             '"training SAEs"', '"got "', '"less than 1e-12"', 'f"up to {gap:.2f}"',
                             'f"{r:.2f}x faster"', '"same"']
+
+
+def test_the_docstring_of_a_function_or_class_the_cell_defines_is_found_like_a_comment():
+    cell = '''def mlp(x):
+    """(T, d) -> (T, d): up-projection, GELU, down-projection, token by token."""
+    return x
+
+
+class Block:
+    """Attention, then the MLP."""
+
+    def forward(self, x):
+        """x: (T, d)."""
+        return x
+
+
+"""A bare string: no docstring."""
+'''
+    assert _texts(cell) == ['"""(T, d) -> (T, d): up-projection, GELU, down-projection, token by token."""',
+                            '"""Attention, then the MLP."""']   # "x: (T, d)." has no word to translate
+    korean = code_strings.translated_source(cell, {'"""Attention, then the MLP."""': '"""어텐션, 그다음 MLP."""'})
+    assert '"""어텐션, 그다음 MLP."""' in korean and code_strings.same_code(cell, korean)

@@ -1,7 +1,11 @@
 """Every notebook builds into a reveal.js deck with one slide per slide-marked cell, loading
 no script, style sheet or font from the network (tools/build_slides.py, what `make slides` runs),
-and tools/slide_layout.py sets the slide metadata by its rules, the same way every time."""
+and tools/slide_layout.py sets the slide metadata by its rules, the same way every time. A Korean
+notebook's deck is Korean (lang, title, the "continued" marks from checks.po) and names its own
+Hangul font from the shared assets."""
 
+import re
+from html import escape
 from html.parser import HTMLParser
 
 import nbformat
@@ -10,9 +14,13 @@ from nbconvert import SlidesExporter
 
 import build_slides
 import slide_layout
+import translations
 from course_paths import notebook_paths
 
 NOTEBOOKS = notebook_paths()
+# Two Korean decks (the full build, `make slides`, makes all of them): the first notebook, and the one
+# with formulas and the longest text.
+KOREAN = [build_slides.KOREAN / NOTEBOOKS[0].name, build_slides.KOREAN / "12_kv_memory_editing.ipynb"]
 
 
 class SlideCounter(HTMLParser):
@@ -46,6 +54,32 @@ def test_deck_has_the_expected_slides(path):
     assert "width: 1280" in html and "height: 720" in html, "the deck is not laid out for 1280x720"
     assert not build_slides.remote_urls(html), "the deck loads something from the network"
     assert f'"{build_slides.URLS["reveal_url_prefix"]}/dist/reveal.js"' in html  # from the assets folder
+    assert '<html lang="en">' in html and f"<title>{escape(build_slides.title(nb), quote=False)}</title>" in html
+
+
+@pytest.mark.parametrize("path", KOREAN, ids=[p.stem for p in KOREAN])
+def test_a_korean_deck_is_korean_and_reaches_the_shared_assets_from_slides_ko(path):
+    nb = nbformat.read(path, as_version=4)
+    html = build_slides.deck_html(build_slides.exporter("ko"), nb, path.stem, projector=True)
+    title = build_slides.title(nb)
+    assert '<html lang="ko">' in html and f"<title>{escape(title, quote=False)}</title>" in html and re.search("[가-힣]", title)
+    assert not build_slides.remote_urls(html), "the deck loads something from the network"
+    assert '"../assets/reveal.js/dist/reveal.js"' in html and 'src="../assets/requirejs/require.js"' in html
+    assert 'url("../assets/@fontsource/nanum-gothic/files/nanum-gothic-korean-400-normal.woff2")' in html, \
+        "Hangul has no font of the deck's own"
+    assert "continued from the previous slide" not in html
+
+
+def test_the_continued_marks_come_from_the_catalog_in_the_decks_language():
+    english, korean = slide_layout.continued_mark(2, 3), slide_layout.continued_mark(2, 3, "ko")
+    assert english == "*(continued from the previous slide: 2 of 3)*"
+    catalog = translations.read_catalog(translations.CHECKS_PO)
+    said = catalog.get("(continued from the previous slide: {index} of {total})").string
+    assert korean == "*" + said.format(index=2, total=3) + "*" and re.search("[가-힣]", korean)
+    item = "- " + " ".join(f"문장 {i}은 MLP에 대해 꽤 길게 무언가를 말합니다." for i in range(60))
+    pieces = slide_layout.markdown_pieces(item, slide_layout.PROJECTOR, "ko")
+    mark = catalog.get("(continued from the previous slide)").string
+    assert len(pieces) >= 2 and all(p.startswith(f"- *{mark}* ") for p in pieces[1:])
 
 
 def test_slide_count_reads_the_slide_metadata():
@@ -169,11 +203,19 @@ def test_a_list_too_tall_for_a_projector_slide_is_cut_between_items_and_sentence
     summary = "## Summary\n\n- **Shown:** " + long_item + "\n- **Checked:** " + long_item[:900] + "\n- **Next:** more."
     pieces = slide_layout.markdown_pieces(summary, m)
     assert len(pieces) >= 3 and all(slide_layout.markdown_height(p, m) <= budget for p in pieces)
-    assert any(p.startswith("- *(continued)* ") for p in pieces)
-    words = " ".join(" ".join(pieces).replace("- *(continued)* ", "").split())
+    assert any(p.startswith("- *(continued from the previous slide)* ") for p in pieces)
+    words = " ".join(" ".join(pieces).replace("- *(continued from the previous slide)* ", "").split())
     assert words == " ".join(summary.split())
     for path in NOTEBOOKS:
         for cell in nbformat.read(path, as_version=4).cells:
             if cell.cell_type == "markdown" and cell.source.startswith("## Summary"):
                 heights = [slide_layout.markdown_height(p, m) for p in slide_layout.markdown_pieces(cell.source, m)]
                 assert max(heights) <= budget, f"{path.name}'s summary: pieces {heights} px, a slide holds {budget}"
+
+
+def test_a_link_to_another_notebook_leads_to_its_deck_of_the_same_kind():
+    nb = nbformat.v4.new_notebook(cells=[markdown(
+        "# 01 · Title\n\nAs [notebook 03](03_ffn_forward.ipynb#the-ffn) showed ([Colab](https://x.org/03_ffn_forward.ipynb)).")])
+    normal, projector = (build_slides.laid_out(nb, kind).cells[0].source for kind in (False, True))
+    assert "](03_ffn_forward.slides.html#the-ffn)" in normal and "](https://x.org/03_ffn_forward.ipynb)" in normal
+    assert "](03_ffn_forward.projector.slides.html#the-ffn)" in projector

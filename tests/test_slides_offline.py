@@ -4,11 +4,13 @@ every deck fits a 1280x720 screen.
 Builds notebook 12's deck (the notebook with formulas, and figures) with tools/build_slides.py,
 opens it in headless Chromium with every request that would leave the machine aborted, and checks
 that reveal.js started with the slides the notebook's metadata gives and moves between them, that
-MathJax rendered the formulas in its own fonts, and that the figures show. Then it builds every
-deck and visits each slide as a presenter does, without scrolling: everything on it, every figure
-in full, inside the 1280x720 window; a code cell longer than a slide is cut across sub-slides, and
-on a slide at full size no code is drawn under 14 px. The build fetches reveal.js and MathJax with npm once (into
-build/npm/); where npm is missing the test skips, like a missing Chromium (required in CI).
+MathJax rendered the formulas in its own fonts, and that the figures show. Notebook 12's Korean
+deck, from slides/ko/, does the same with its Hangul drawn in the deck's own Nanum Gothic (no box).
+Then it builds every deck (and notebook 12's Korean one) and visits each slide as a presenter does,
+without scrolling: everything on it, every figure in full, inside the 1280x720 window; a code cell
+longer than a slide is cut across sub-slides, and on a slide at full size no code is drawn under
+14 px. The build fetches reveal.js, MathJax and the Hangul font with npm once (into build/npm/);
+where npm is missing the test skips, like a missing Chromium (required in CI).
 """
 
 import re
@@ -22,6 +24,7 @@ from course_paths import NOTEBOOK_DIR, notebook_paths
 from sync_notebooks import BADGE_IMAGE  # the Colab badge: the one remote image
 
 NOTEBOOK = NOTEBOOK_DIR / "12_kv_memory_editing.ipynb"  # the one notebook with formulas
+KOREAN = build_slides.KOREAN / NOTEBOOK.name   # its Korean deck (`make slides` builds all of them)
 REVEAL = f"require('{build_slides.URLS['reveal_url_prefix']}/dist/reveal.js')"  # its API, via require.js
 SCREEN = {"width": 1280, "height": 720}
 MIN_SCALE = 0.45   # a slide the deck had to shrink more than this is unreadable: split its cell
@@ -50,7 +53,7 @@ MEASURE = """() => {
     .reduce((a, b) => (b[0] < a[0] ? b : a), [Infinity, '']);
   return {box, cut, scrolled, code, scale: zoom, text: slide.innerText.trim().slice(0, 60),
           figures: slide.querySelectorAll('.jp-OutputArea-output img').length};
-}""".replace("REVEAL", REVEAL)
+}"""
 CODE_PX = 14   # code is cut across sub-slides rather than drawn smaller
 
 
@@ -82,17 +85,24 @@ def go_to(page, index):
     return page.locator(".reveal .slides > section.present")
 
 
+def offline_page(browser, viewport):
+    """(page, requests that tried to leave the machine, local files missing, script errors) of a new
+    page with the network blocked."""
+    page = browser.new_page(viewport=viewport)
+    attempted = chromium.block_network(page)
+    missing, errors = [], []
+    page.on("requestfailed", lambda r: r.url.startswith("file:") and missing.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return page, attempted, missing, errors
+
+
 def test_deck_works_from_disk_with_the_network_blocked(browser, deck):
     nb = nbformat.read(NOTEBOOK, as_version=4)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     n_formulas = len(re.findall(r"\$\$.+?\$\$", markdown, re.S))
     assert n_formulas >= 1, "notebook 12 has no formula left: test another notebook's deck"
 
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    attempted = chromium.block_network(page)
-    missing, errors = [], []
-    page.on("requestfailed", lambda r: r.url.startswith("file:") and missing.append(r.url))
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    page, attempted, missing, errors = offline_page(browser, {"width": 1280, "height": 800})
     try:
         page.goto(deck.as_uri())
         # reveal.js started, with one slide per slide-marked cell (and the title)
@@ -133,9 +143,60 @@ def test_deck_works_from_disk_with_the_network_blocked(browser, deck):
 @pytest.fixture(scope="module")
 def decks(browser, tmp_path_factory):
     try:
-        return build_slides.build(notebook_paths(), tmp_path_factory.mktemp("all_slides"))
+        return build_slides.build(notebook_paths() + [KOREAN], tmp_path_factory.mktemp("all_slides"))
     except build_slides.NpmMissing as e:
         chromium.require(False, str(e))
+
+
+def test_a_korean_deck_draws_its_hangul_offline_in_its_own_font(browser, tmp_path_factory):
+    """A Korean deck from slides/ko/, opened from disk with the network blocked: reveal.js starts from
+    the shared assets, the page says it is Korean, and every Hangul character on it is drawn in
+    Nanum Gothic from the assets folder (Chromium says which font drew the title; the font holds every
+    Hangul character of the deck), so none shows as a box."""
+    import tarfile
+
+    from fontTools.ttLib import TTFont
+
+    try:
+        [deck] = build_slides.build([KOREAN], tmp_path_factory.mktemp("slides_ko"))
+    except build_slides.NpmMissing as e:
+        chromium.require(False, str(e))
+    assert deck.parent.name == "ko"
+    nb = nbformat.read(KOREAN, as_version=4)
+    page, attempted, missing, errors = offline_page(browser, SCREEN)
+    try:
+        page.goto(deck.as_uri())
+        page.wait_for_selector(".reveal.ready", timeout=30_000)
+        reveal = build_slides.reveal_api(deck)
+        assert page.evaluate(f"() => {reveal}.getHorizontalSlides().length") == build_slides.slide_count(
+            build_slides.laid_out(nb))
+        assert page.evaluate("() => [document.documentElement.lang, document.title]") == ["ko", build_slides.title(nb)]
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+        loaded = page.evaluate("() => [...document.fonts].filter(f => f.status === 'loaded').map(f => f.family)")
+        assert "Nanum Gothic" in [f.strip('"') for f in loaded], f"Nanum Gothic did not load: {loaded}"
+        heading = page.locator(".reveal .slides section.present h1").first
+        session = page.context.new_cdp_session(page)
+        session.send("DOM.enable")
+        session.send("CSS.enable")
+        document = session.send("DOM.getDocument", {"depth": -1})
+        found = session.send("DOM.querySelector", {"nodeId": document["root"]["nodeId"],
+                                                   "selector": ".reveal .slides section.present h1"})
+        fonts = session.send("CSS.getPlatformFontsForNode", {"nodeId": found["nodeId"]})["fonts"]
+        text = heading.inner_text()
+        hangul = len(re.findall("[가-힣]", text))
+        drew = {f["familyName"]: f["glyphCount"] for f in fonts}
+        assert hangul and sum(n for f, n in drew.items() if "Nanum" in f) >= hangul, f"{text!r} was drawn in {drew}"
+        assert not [r for r in attempted if r != ("image", BADGE_IMAGE)], f"the deck asked the network: {attempted}"
+        assert not missing, f"files the deck needs are not in the assets folder: {missing}"
+        assert not errors, f"script errors in the deck: {errors}"
+    finally:
+        page.close()
+    shown = set("".join(re.findall("[가-힣]+", deck.read_text(encoding="utf-8"))))
+    spec = next(s for s in build_slides.PACKAGES if "nanum-gothic" in s)   # the shipped WOFF2's WOFF twin
+    with tarfile.open(build_slides.fetch(spec)) as tar:                    # (the same glyphs; no brotli needed)
+        font = TTFont(tar.extractfile("package/files/nanum-gothic-korean-400-normal.woff"))
+    lacking = sorted(c for c in shown if ord(c) not in font.getBestCmap())
+    assert not lacking, f"Nanum Gothic has no glyph for {lacking}: they would show as boxes"
 
 
 def test_every_slide_fits_the_screen_without_scrolling(browser, decks):
@@ -145,14 +206,16 @@ def test_every_slide_fits_the_screen_without_scrolling(browser, decks):
         for deck in decks:
             page.goto(deck.as_uri())
             page.wait_for_selector(".reveal.ready", timeout=30_000)
-            page.evaluate(f"() => {REVEAL}.configure({{transition: 'none'}})")
+            reveal = build_slides.reveal_api(deck)
+            measure = MEASURE.replace("REVEAL", reveal)
+            page.evaluate(f"() => {reveal}.configure({{transition: 'none'}})")
             stacks = page.evaluate("() => [...document.querySelectorAll('.reveal .slides > section')]"
                                    ".map(s => Math.max(1, s.querySelectorAll(':scope > section').length))")
             for h, n_vertical in enumerate(stacks):
                 for v in range(n_vertical):
-                    chromium.visit_slide(page, REVEAL, h, v)   # fitted; fitted again once a figure loads:
-                    chromium.wait_until_settled(page, MEASURE)
-                    m = page.evaluate(MEASURE)
+                    chromium.visit_slide(page, reveal, h, v)   # fitted; fitted again once a figure loads:
+                    chromium.wait_until_settled(page, measure)
+                    m = page.evaluate(measure)
                     n_slides, n_figures = n_slides + 1, n_figures + m["figures"]
                     box, where = m["box"], f"{deck.name} slide {h}.{v} ({m['text'][:40]!r})"
                     if box["t"] < -1 or box["l"] < -1 or box["b"] > SCREEN["height"] + 1 or box["r"] > SCREEN["width"] + 1:

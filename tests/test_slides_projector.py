@@ -2,7 +2,8 @@
 `make slides` builds in projector mode (NN_name.projector.slides.html), opened from disk at
 1280x720 in headless Chromium, no body text is drawn under 24 px and no code or printed output
 under 18 px; a code cell longer than a slide is cut across sub-slides, marked "continued", instead
-of being shrunk.
+of being shrunk. One Korean projector deck (slides/ko/) is measured the same way, and its marks are
+the catalog's Korean.
 
 The size measured is the one drawn on screen: each text's computed font size times reveal.js's
 scale of the slide and any zoom on the way (the normal decks shrink a slide that does not fit; a
@@ -12,18 +13,21 @@ the screen and do not count. Waits are on the deck's own events (reveal.js's sli
 deck's fit of the slide), never on the clock, so a busy machine only makes it slower.
 """
 
+import re
+
 import chromium
 import nbformat
 import pytest
 
 import build_slides
 import slide_layout
+import translations
 from course_paths import notebook_paths
 
 BODY_PX, CODE_PX = 24, 18
 SCREEN = {"width": 1280, "height": 720}
-REVEAL = f"require('{build_slides.URLS['reveal_url_prefix']}/dist/reveal.js')"
-# The smallest body text and the smallest code on the present slide, as drawn, with an example of each.
+# The smallest body text and the smallest code on the present slide, as drawn, with an example of each
+# (REVEAL: the deck's reveal.js, build_slides.reveal_api).
 SMALLEST = """() => {
   const reveal = REVEAL;
   const slide = [...document.querySelectorAll('.reveal .slides section.present')].pop();
@@ -43,7 +47,7 @@ SMALLEST = """() => {
     if (px < found[kind][0]) found[kind] = [px, (el.textContent || '').trim().slice(0, 50)];
   }
   return found;
-}""".replace("REVEAL", REVEAL)
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +55,20 @@ def browser():
     yield from chromium.launch()
 
 
+def longest_code_cell():
+    """(lines, notebook, source) of the longest code cell of the course (the setup cell aside)."""
+    return max(((len(c.source.splitlines()), p, c.source) for p in notebook_paths()
+                for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"
+                and "setup" not in c.metadata.get("tags", [])), key=lambda t: t[0])
+
+
 @pytest.fixture(scope="module")
 def decks(browser, tmp_path_factory):
+    """Every English notebook's projector deck, and the Korean one of the notebook with the longest
+    code cell (`make slides` builds every Korean deck)."""
+    korean = build_slides.KOREAN / longest_code_cell()[1].name
     try:
-        return build_slides.build(notebook_paths(), tmp_path_factory.mktemp("projector"), projector=(True,))
+        return build_slides.build(notebook_paths() + [korean], tmp_path_factory.mktemp("projector"), projector=(True,))
     except build_slides.NpmMissing as e:
         chromium.require(False, str(e))
 
@@ -63,14 +77,15 @@ def smallest_fonts(page, deck):
     """(slides visited, [(px, where, text)] of body text, the same of code) for one deck."""
     page.goto(deck.as_uri())
     page.wait_for_selector(".reveal.ready", timeout=60_000)
-    page.evaluate(f"() => {REVEAL}.configure({{transition: 'none'}})")
+    reveal = build_slides.reveal_api(deck)
+    page.evaluate(f"() => {reveal}.configure({{transition: 'none'}})")
     stacks = page.evaluate("() => [...document.querySelectorAll('.reveal .slides > section')]"
                            ".map(s => Math.max(1, s.querySelectorAll(':scope > section').length))")
     body, code, n = [], [], 0
     for h, n_vertical in enumerate(stacks):
         for v in range(n_vertical):
-            chromium.visit_slide(page, REVEAL, h, v)
-            found = page.evaluate(SMALLEST)
+            chromium.visit_slide(page, reveal, h, v)
+            found = page.evaluate(SMALLEST.replace("REVEAL", reveal))
             n += 1
             body.append((found["body"][0], f"{deck.name} slide {h}.{v}", found["body"][1]))
             code.append((found["code"][0], f"{deck.name} slide {h}.{v}", found["code"][1]))
@@ -86,7 +101,7 @@ def test_every_projector_slide_has_body_text_of_24px_and_code_of_18px(browser, d
             n_slides += n
             problems += [f"{where}: body text {px:.1f} px ({text!r})" for px, where, text in body if px < BODY_PX - 0.01]
             problems += [f"{where}: code {px:.1f} px ({text!r})" for px, where, text in code if px < CODE_PX - 0.01]
-            report.append(f"{deck.name}: {n} slides, smallest body text {min(body)[0]:.1f} px, "
+            report.append(f"{deck.relative_to(deck.parents[1]) if deck.parent.name == 'ko' else deck.name}: {n} slides, smallest body text {min(body)[0]:.1f} px, "
                           f"smallest code {min(code)[0]:.1f} px")
     finally:
         page.close()
@@ -99,14 +114,10 @@ def test_every_projector_slide_has_body_text_of_24px_and_code_of_18px(browser, d
 def test_a_long_code_cell_is_cut_across_sub_slides_marked_continued(browser, decks):
     """The longest code cell of the course, in its projector deck: in pieces, in order, each after
     the first under a "continued" mark, none drawn smaller than the rest."""
-    paths = notebook_paths()
-    longest = max(((len(c.source.splitlines()), p, c.source) for p in paths
-                   for c in nbformat.read(p, as_version=4).cells if c.cell_type == "code"
-                   and "setup" not in c.metadata.get("tags", [])), key=lambda t: t[0])
-    n_lines, path, source = longest
+    n_lines, path, source = longest_code_cell()
     lines_per_slide = slide_layout.PROJECTOR.slide_height // slide_layout.PROJECTOR.code_line
     assert n_lines > lines_per_slide, f"the longest code cell has {n_lines} lines: nothing to cut"
-    deck = next(d for d in decks if d.name == build_slides.deck_name(path, True))
+    deck = next(d for d in decks if d.name == build_slides.deck_name(path, True) and d.parent.name != "ko")
     page = browser.new_page(viewport=SCREEN)
     try:
         page.goto(deck.as_uri())
@@ -127,3 +138,14 @@ def test_a_long_code_cell_is_cut_across_sub_slides_marked_continued(browser, dec
         page.close()
     assert 0 <= where["a"] < where["b"], f"{path.name}'s {n_lines}-line cell is not cut across slides: {where}"
     assert where["marks"] == where["b"] - where["a"], f"a piece after the first has no 'continued' mark: {where}"
+
+
+def test_the_korean_deck_marks_its_cut_pieces_in_korean(decks):
+    """The same cell in the Korean projector deck: its marks are checks.po's Korean, never the English."""
+    path = longest_code_cell()[1]
+    korean = next(d for d in decks if d.parent.name == "ko").read_text(encoding="utf-8")
+    said = translations.read_catalog(translations.CHECKS_PO).get(
+        "(continued from the previous slide: {index} of {total})").string
+    pattern = re.escape(said).replace(r"\{index\}", r"\d+").replace(r"\{total\}", r"\d+")
+    assert re.search(pattern, korean), f"{path.name}'s Korean deck has no mark {said!r}"
+    assert "continued from the previous slide" not in korean

@@ -6,7 +6,12 @@
 Each notebook gives two decks: NN_name.slides.html, and NN_name.projector.slides.html for a room
 (projector mode: body text 24 px and code 18 px at 1280x720, nothing shrunk; a code cell longer
 than a slide is cut across consecutive sub-slides, each piece after the first marked "continued",
-by tools/slide_layout.py's split_for_projector).
+by tools/slide_layout.py's split_for_projector). The Korean edition's notebooks (notebooks/ko/) give
+the same two decks in slides/ko/, in Korean (<html lang="ko">, the marks from checks.po), with Hangul
+in Nanum Gothic, the Korean figures' font, as a web font: the @fontsource/nanum-gothic package's
+Korean subset (every Hangul syllable; SIL OFL 1.1, its LICENSE beside it), so that no deck asks the
+network for a font. (The TrueType files of koreanize-matplotlib, which the figures use, carry an
+empty hinting table that Chromium's font sanitizer refuses.)
 
 reveal.js, MathJax and require.js come from their npm packages: `npm pack` fetches each once
 into build/npm/, and the files a deck uses are copied into slides/assets/. The decks refer to
@@ -31,6 +36,7 @@ import slide_layout
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
+KOREAN = NOTEBOOKS / "ko"   # the Korean edition: its decks go to slides/ko/
 NPM_CACHE = ROOT / "build" / "npm"
 TEMPLATE = Path(__file__).resolve().parent / "offline_slides.html.j2"
 ASSETS = "assets"  # the folder next to the decks
@@ -45,8 +51,11 @@ PACKAGES = {
                       "jax/input/TeX/*", "jax/element/**", "jax/output/CommonHTML/**",
                       "jax/output/PreviewHTML/*", "fonts/HTML-CSS/TeX/woff/*", "localization/en/*"],
     "requirejs@2.3.8": ["require.js"],
+    # Hangul for the Korean decks: Nanum Gothic's Korean subset, regular and bold, as WOFF2.
+    "@fontsource/nanum-gothic@5.3.0": ["LICENSE", "files/nanum-gothic-korean-400-normal.woff2",
+                                       "files/nanum-gothic-korean-700-normal.woff2"],
 }
-# The exporter's URLs, relative to a deck.
+# The exporter's URLs, relative to a deck in slides/ (a Korean deck, in slides/ko/, puts ../ before each).
 URLS = {
     "reveal_url_prefix": f"{ASSETS}/reveal.js",
     "reveal_theme": "white",
@@ -82,7 +91,7 @@ def matches(path, pattern):
 def fetch(spec):
     """The npm tarball of `spec` (name@version), downloaded with `npm pack` on first use."""
     name, version = spec.rsplit("@", 1)
-    tarball = NPM_CACHE / f"{name}-{version}.tgz"
+    tarball = NPM_CACHE / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"   # as npm pack names it
     if not tarball.exists():
         npm = shutil.which("npm")
         if npm is None:
@@ -115,11 +124,48 @@ def copy_assets(out_dir):
             raise SystemExit(f"{spec} has no file matching {unused}")
 
 
-def exporter():
-    """nbconvert's SlidesExporter with every URL pointing into the assets folder."""
+def language_of(path):
+    """'ko' for a notebook of the Korean edition (notebooks/ko/), else 'en'."""
+    return "ko" if Path(path).resolve().parent == KOREAN.resolve() else "en"
+
+
+def prefix(language):
+    """How a deck in `language` reaches slides/: from slides/ko/ one folder up."""
+    return "../" if language == "ko" else ""
+
+
+def exporter(language="en"):
+    """nbconvert's SlidesExporter with every URL pointing into the assets folder, for decks in
+    `language` (the html's lang attribute; a Korean deck's URLs start with ../)."""
     config = Config()
-    config.SlidesExporter.update(URLS, **SIZE, template_file=str(TEMPLATE))
+    urls = {k: prefix(language) + v if k != "reveal_theme" else v for k, v in URLS.items()}
+    config.SlidesExporter.update(urls, **SIZE, template_file=str(TEMPLATE), language_code=language)
     return SlidesExporter(config=config)
+
+
+def reveal_api(deck):
+    """The JavaScript expression that gives a built deck's reveal.js (the tests drive it)."""
+    language = "ko" if Path(deck).parent.name == "ko" else "en"
+    return f"require('{prefix(language)}{URLS['reveal_url_prefix']}/dist/reveal.js')"
+
+
+def title(nb):
+    """The deck's title: the notebook's own (its first heading), in its language."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return nb.metadata.get("title", "")
+
+
+def deck_links(nb, projector):
+    """Links between notebooks pointed at their decks, which sit side by side as the notebooks do."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = re.sub(r"\]\((\d\d_\w+)\.ipynb([#)])",
+                                 lambda m: f"]({m.group(1)}{'.projector' * projector}.slides.html{m.group(2)}",
+                                 cell.source)
 
 
 def laid_out(nb, projector=False):
@@ -131,6 +177,8 @@ def laid_out(nb, projector=False):
     (slide_layout.PROJECTOR), no code beside its figure."""
     nb = nbformat.from_dict(copy.deepcopy(nb))
     nb.metadata.pop("widgets", None)
+    nb.metadata["title"] = title(nb)
+    deck_links(nb, projector)
     if projector:
         nb = slide_layout.split_for_projector(nb)
         slide_layout.apply(nb, slide_layout.PROJECTOR)
@@ -144,9 +192,13 @@ def laid_out(nb, projector=False):
 
 
 def deck_html(slides, nb, name, projector=False):
-    """The deck of notebook nb (see laid_out); projector=True: the projector deck."""
-    resources = {"metadata": {"name": name}, "course_projector": projector}
-    return slides.from_notebook_node(laid_out(nb, projector), resources=resources)[0]
+    """The deck of notebook nb (see laid_out); projector=True: the projector deck. A Korean notebook's
+    deck (course_language "ko" in its metadata) names Nanum Gothic for Hangul; build it with exporter("ko")."""
+    language = nb.metadata.get("course_language", "en")
+    resources = {"metadata": {"name": name}, "course_projector": projector, "course_language": language,
+                 "course_fonts": f"{prefix(language)}{ASSETS}/@fontsource/nanum-gothic/files"}
+    html = slides.from_notebook_node(laid_out(nb, projector), resources=resources)[0]
+    return html.replace(" slides</title>", "</title>", 1)   # the title alone, without nbconvert's English "slides"
 
 
 def deck_name(path, projector=False):
@@ -161,23 +213,30 @@ def remote_urls(html):
 
 def build(paths, out_dir, projector=(False,)):
     """Write a deck per notebook in `paths` and mode in `projector` (False: the normal deck, True: the
-    projector deck) into out_dir, with the shared assets; return the decks."""
+    projector deck) into out_dir (a Korean notebook's into out_dir/ko/), with the shared assets; return
+    the decks."""
     out_dir.mkdir(parents=True, exist_ok=True)
     copy_assets(out_dir)
-    slides = exporter()
+    exporters = {language: exporter(language) for language in {language_of(path) for path in paths}}
     decks = []
     for path in paths:
+        language = language_of(path)
+        slides = exporters[language]
         nb = nbformat.read(path, as_version=4)
+        if (said := nb.metadata.get("course_language", "en")) != language:
+            raise SystemExit(f"{path}: its metadata says course_language {said!r}, but its folder holds the "
+                             f"{language!r} notebooks")
         if any("text/vnd.mermaid" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
             raise SystemExit(f"{path.name}: a mermaid diagram needs mermaid.js, which the decks do not carry")
         for on in projector:
             html = deck_html(slides, nb, path.stem, on)
             if remote := remote_urls(html):
                 raise SystemExit(f"{path.name}: the deck still loads {remote[0]!r} from the network")
-            deck = out_dir / deck_name(path, on)
+            deck = (out_dir / "ko" if language == "ko" else out_dir) / deck_name(path, on)
+            deck.parent.mkdir(exist_ok=True)
             deck.write_text(html, encoding="utf-8")
             decks.append(deck)
-            print(f"{deck.name}: {slide_count(laid_out(nb, on))} slides")
+            print(f"{deck.relative_to(out_dir)}: {slide_count(laid_out(nb, on))} slides")
     return decks
 
 
@@ -186,7 +245,7 @@ def main(argv=None):
     parser.add_argument("prefixes", nargs="*", help="build only notebooks whose name starts with these")
     parser.add_argument("--output-dir", type=Path, default=ROOT / "slides")
     args = parser.parse_args(argv)
-    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")) + sorted(KOREAN.glob("[0-9][0-9]_*.ipynb"))
     if args.prefixes:
         paths = [p for p in paths if any(p.name.startswith(x) for x in args.prefixes)]
     if not paths:

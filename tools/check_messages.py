@@ -215,8 +215,10 @@ def extract(fileobj, keywords, comment_tags, options):
 
 def sources(root):
     """The modules whose sentences the checks' catalog holds: helpers/checks/*.py, and every other module
-    of helpers (and of helpers/demos and helpers/params) that says sentences with say or said (the progress record, the study
-    group's report, the demos' figures and controls)."""
+    of helpers (and of helpers/demos and helpers/params) that says sentences with say or said (the progress
+    record, the study group's report, the demos' figures and controls), and the tools that say them (the
+    set-up's, through tools/setup_language.py; tools/slide_layout.py's marks on a slide that continues
+    another)."""
     helpers = Path(root) / "helpers"
     found = [p for p in sorted((helpers / "checks").glob("*.py")) if p.name not in SKIPPED]
     for path in sorted(helpers.glob("*.py")) + sorted((helpers / "demos").glob("*.py")) + sorted((helpers / "params").glob("*.py")):
@@ -224,8 +226,9 @@ def sources(root):
         if re.search(r"from helpers(\.checks\.show|\.language) import|from helpers import .*\blanguage\b", text) \
                 and re.search(r"\bsa(y|id)\(", text):
             found.append(path)
-    for path in sorted((Path(root) / "tools").glob("*.py")):   # the set-up's tools (tools/setup_language.py)
-        if "from setup_language import say" in path.read_text(encoding="utf-8"):
+    for path in sorted((Path(root) / "tools").glob("*.py")):   # the set-up's tools, the decks' marks
+        text = path.read_text(encoding="utf-8")
+        if "from setup_language import say" in text or re.search(r"from helpers\.language import .*\bsay\b", text):
             found.append(path)
     return found
 

@@ -2,13 +2,14 @@
 or draws, kept in locale/ko/LC_MESSAGES/code.po (the code itself stays the English code).
 
 What is translatable, found with the AST and the tokenizer (never a regex over code): every comment;
-and every string literal or f-string with words in it that is an argument of print, the message of
-an assert, a figure's title, axis label, text or legend (set_title, set_xlabel, suptitle, text,
-annotate, legend...), or the value of label=, title=, xlabel=, ylabel=, description=, desc= (a
-progress bar's label); inside such an argument, each literal that it joins with `+`, chooses with a
-conditional expression (`"faster" if r > 1 else "slower"`), or puts together with str.join or
-str.format; and what a cell's function returns where one of its literals is a phrase (words with a
-space: `return f"{r:.2f}x faster" if r >= 1 else "same"`), which the cell then prints; a function that
+the docstring of every function and class the cell defines (it is read like a comment); and every
+string literal or f-string with words in it that is an argument of print, the message of an assert,
+a figure's title, axis label, text or legend (set_title, set_xlabel, suptitle, text, annotate,
+legend...), or the value of label=, title=, xlabel=, ylabel=, description=, desc= (a progress bar's
+label); inside such an argument, each literal that it joins with `+`, chooses with a conditional
+expression (`"faster" if r > 1 else "slower"`), or puts together with str.join or str.format; and
+what a cell's function returns where one of its literals is a phrase (words with a space:
+`return f"{r:.2f}x faster" if r >= 1 else "same"`), which the cell then prints; a function that
 returns only single words ("relu") returns code. An f-string's words are its text and the literals its fields show as they are
 (`{'neurons':<19}`, `{'faster' if r > 1 else 'slower'}`), not those its code reads (`{t['dense']}`). An entry's
 msgctxt is "<notebook>#<cell id>", its msgid the literal or comment as written in the English cell
@@ -83,9 +84,21 @@ def _pieces(node):
                     yield from _pieces(item)
 
 
+def _docstring(node):
+    """The docstring node of a function or class defined in the cell (None if it has none)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+        first = node.body[0]
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            return first.value
+    return None
+
+
 def _literals(tree):
-    """The string nodes a learner reads: print's arguments, assert messages, figure labels, widget text."""
+    """The string nodes a learner reads: print's arguments, assert messages, figure labels, widget text,
+    the docstrings of the cell's functions and classes."""
     for node in ast.walk(tree):
+        if (doc := _docstring(node)) is not None:   # read like a comment: what the function does
+            yield doc
         if isinstance(node, ast.Assert) and node.msg is not None:
             yield from _pieces(node.msg)
         if isinstance(node, ast.Return) and node.value is not None:   # a cell's function that words a result

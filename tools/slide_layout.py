@@ -38,6 +38,7 @@ import sys
 import nbformat
 
 from course_paths import notebook_paths
+from helpers.language import say, translate
 
 # The slide, in CSS pixels at 1280x720 (RISE: the slide area inside its 10% margin).
 SLIDE_HEIGHT = 640
@@ -273,10 +274,10 @@ def code_pieces(source, lines_per_piece, chars):
     return [p for p in pieces if p]
 
 
-def markdown_pieces(source, m=PROJECTOR):
+def markdown_pieces(source, m=PROJECTOR, language="en"):
     """`source` cut at blank lines (outside code blocks, formulas and <details>), and a list too tall
     for a slide between its items, into pieces that each fit a slide under a heading, or [source]
-    where it fits already or cannot be cut."""
+    where it fits already or cannot be cut (`language`: the one a continued item is marked in)."""
     budget = m.slide_height - 2 * m.text_line - 2 * m.cell_gap
     if markdown_height(source, m) <= budget:
         return [source]
@@ -293,7 +294,7 @@ def markdown_pieces(source, m=PROJECTOR):
         fence ^= ("<details" in stripped) ^ ("</details>" in stripped)
     if current:
         blocks.append("\n".join(current))
-    parts = [(item, i > 0) for block in blocks for i, item in enumerate(list_items(block, m, budget))]
+    parts = [(item, i > 0) for block in blocks for i, item in enumerate(list_items(block, m, budget, language))]
     pieces = []
     for part, same_list in parts:
         joined = pieces[-1] + ("\n" if same_list else "\n\n") + part if pieces else part
@@ -304,7 +305,7 @@ def markdown_pieces(source, m=PROJECTOR):
     return pieces
 
 
-def list_items(block, m, budget):
+def list_items(block, m, budget, language="en"):
     """A block too tall for a slide cut before each of its top-level list items (`- `, `* `, `1. `),
     or [block] where it fits or is no list."""
     if markdown_height(block, m) <= budget:
@@ -315,44 +316,48 @@ def list_items(block, m, budget):
             items.append(line)
         else:
             items[-1] += "\n" + line
-    return [piece for item in items for piece in sentences(item, m, budget)]
+    return [piece for item in items for piece in sentences(item, m, budget, language)]
 
 
-def sentences(item, m, budget):
-    """A list item too tall for a slide cut at the ends of its sentences into items that fit, each
-    after the first marked as continued; [item] where it fits."""
+def sentences(item, m, budget, language="en"):
+    """A list item too tall for a slide cut at the ends of its sentences (the next one opening with a
+    capital, a bracket or Hangul) into items that fit, each after the first marked as continued in
+    `language`; [item] where it fits."""
     if markdown_height(item, m) <= budget or not re.match(r"(?:[-*]|\d+\.) ", item):
         return [item]
     pieces = []
-    for sentence in re.split(r"(?<=[.;:])\s+(?=[A-Z(`*])", " ".join(item.split())):
+    mark = f"- *{translate(say('(continued from the previous slide)'), language)}* "   # on each piece after the first
+    for sentence in re.split(r"(?<=[.;:])\s+(?=[A-Z(`*\uac00-\ud7a3])", " ".join(item.split())):
         if pieces and markdown_height(pieces[-1] + " " + sentence, m) <= budget:
             pieces[-1] += " " + sentence
         else:
-            pieces.append(sentence if not pieces else "- *(continued)* " + sentence)
+            pieces.append(sentence if not pieces else mark + sentence)
     return pieces
 
 
 def continued_mark(index, total, language="en"):
-    """The line above a piece of a split code cell after the first."""
-    if language == "ko":
-        return f"*(앞 슬라이드에서 이어짐: {index}/{total})*"
-    return f"*(continued from the previous slide: {index} of {total})*"
+    """The line above a piece of a split code cell after the first, in `language` (checks.po holds the
+    Korean, as for every sentence the course says)."""
+    said = say("(continued from the previous slide: {index} of {total})", index=index, total=total)
+    return f"*{translate(said, language)}*"
 
 
-def split_for_projector(nb, m=PROJECTOR, language="en"):
+def split_for_projector(nb, m=PROJECTOR, language=None):
     """A copy of nb in which no code cell is taller than a projector slide: a long code cell is cut
     into pieces (code_pieces), each piece after the first on its own sub-slide under a "continued"
     mark, the outputs after the last piece; a long text cell is cut at its paragraphs (markdown_pieces),
     each piece on a sub-slide; outputs that do not fit on a slide with their code
     follow on a sub-slide of their own (the cell's code hidden there). Cells on no slide (skipped,
-    speaker notes) stay as they are."""
+    speaker notes) stay as they are. The marks are in `language`, by default the notebook's
+    (`course_language` in its metadata: "ko" in the Korean edition, else English)."""
     nb = nbformat.from_dict(copy.deepcopy(nb))
+    language = language or nb.metadata.get("course_language", "en")
     types, _ = slide_types(nb, m)
     lines_per_piece = (m.slide_height - 2 * m.text_line - 3 * m.cell_gap) // m.code_line
     cells = []
     for cell, kind in zip(nb.cells, types, strict=True):
         if cell.cell_type == "markdown" and kind not in (SKIP, NOTES):
-            for i, piece in enumerate(markdown_pieces(cell.source, m)):
+            for i, piece in enumerate(markdown_pieces(cell.source, m, language)):
                 part = nbformat.from_dict(copy.deepcopy(cell))
                 part.source = piece
                 if i:
