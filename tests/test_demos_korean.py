@@ -99,7 +99,7 @@ def test_the_ring_figure_in_korean_and_in_english(korean):
     fig = nb10_tensor_parallel.ring_steps(n_workers=3)
     assert fig.get_suptitle() == (
         "워커 3개의 ring all-reduce: reduce-scatter 2단계 뒤 워커마다 완성된 청크(테두리)가 하나씩 남고,\n"
-        "all-gather 2단계가 그것을 돌린다. 워커마다 단계당 청크 하나, 모두 합쳐 버퍼의 2(3-1)/3을 보낸다")
+        "all-gather 2단계가 그것을 돌린다. 워커마다 단계당 청크 하나, 모두 합쳐 버퍼의 2(3-1)/3만큼 보낸다")
     assert [ax.get_title() for ax in fig.axes[1:]] == ["reduce-scatter 1단계", "reduce-scatter 2단계", "all-gather 1단계",
                                                          "all-gather 2단계"]
     assert not language.MISSES, sorted(language.MISSES)
