@@ -29,9 +29,10 @@ def test_rows_are_readable_and_add_up_to_the_whole_model(model):
 
 def test_tiny_parts_are_merged_and_named():
     rows = {label: (share, count, note) for label, share, count, note, _ in demo.rows(count_params("gpt3-175b"))}
-    assert set(rows) == {"attention", "MLP", "other (< 1% each)"}
+    assert set(rows) == {"attention layers", "MLP", "other (< 1% each)"}
     share, count, note = rows["other (< 1% each)"]
-    assert note == "embedding, positions, norms, unembedding" and 0.5 < share < 1.0
+    assert note == ("token embedding", "position embedding", "norm weights", "unembedding matrix")
+    assert 0.5 < share < 1.0
     mixtral = {label: share for label, share, *_ in demo.rows(count_params("mixtral-8x7b"))}
     assert round(mixtral[demo.PER_TOKEN], 1) == round(100 * count_params("mixtral-8x7b").mlp_active_share, 1)
 

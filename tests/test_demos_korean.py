@@ -99,9 +99,10 @@ def test_the_ring_figure_in_korean_and_in_english(korean):
     fig = nb10_tensor_parallel.ring_steps(n_workers=3)
     assert fig.get_suptitle() == (
         "워커 3개의 ring all-reduce: reduce-scatter 2단계 뒤 워커마다 완성된 청크(테두리)가 하나씩 남고,\n"
-        "all-gather 2단계가 그것을 돌린다. 워커마다 단계당 청크 하나, 모두 합쳐 버퍼의 2(3-1)/3만큼 보낸다")
-    assert [ax.get_title() for ax in fig.axes[1:]] == ["reduce-scatter 1단계", "reduce-scatter 2단계", "all-gather 1단계",
-                                                         "all-gather 2단계"]
+        "all-gather 2단계가 그것을 돌린다. 워커마다 단계당 청크 하나, 모두 합쳐 버퍼의 2(3-1)/3을 보낸다")
+    assert [ax.get_title() for ax in fig.axes] == ["시작", "reduce-scatter 1단계", "reduce-scatter 2단계",
+                                                     "all-gather 1단계", "all-gather 2단계"]
+    assert {(ax.get_xlabel(), ax.get_ylabel()) for ax in fig.axes} == {("청크 c", "워커 r")}
     assert not language.MISSES, sorted(language.MISSES)
     language.use("en")
     fig = nb10_tensor_parallel.ring_steps(n_workers=3)
@@ -148,3 +149,18 @@ def test_the_fusion_demo_says_which_implementation_each_time_ran_in_korean_and_i
                      "measured here, compiled: 11.48 ms, GELU in 1 kernel (the middle bar's crossings)"]
     assert rows == ["weights, read once", "between,\none kernel per op", "between, fused\nin the matmul"]
     assert xlabel == "bytes per MLP call (log scale)"
+
+
+def test_the_short_labels_of_the_korean_figures_are_korean(korean):
+    """A row, an axis or a control named by one English word is a phrase in the catalog, so it reads in Korean."""
+    fig = nb06_parameter_table.make().render(model="gpt3-175b")
+    names = {a.get_text() for a in fig.artists if a.get_visible()}
+    assert {"어텐션 층", "MLP", "기타 (각각 1% 미만)"} <= names, names
+    assert any("토큰 임베딩, 위치 임베딩, 정규화 가중치, unembedding 행렬" in t.get_text() for t in fig.axes[0].texts)
+    live = nb09_decode_bandwidth.make()
+    rows = [t.get_text() for t in live.render(**nb09_decode_bandwidth.SAMPLE).axes[0].texts]
+    assert {"어텐션 층", "나머지"} <= set(rows), rows
+    assert [c.description for c in live.controls.values()] == ["모델 이름", "배치 크기", "문맥 토큰", "GPU 또는 CPU"]
+    assert nb11_mixture_of_experts.make().render(**nb11_mixture_of_experts.SAMPLE).axes[0].get_xlabel() == "expert 번호"
+    assert [c.description for c in nb08_the_block.make().controls.values()] == ["깊이 (블록 수)", "잔차 연결", "블록 종류"]
+    assert not language.MISSES, sorted(language.MISSES)

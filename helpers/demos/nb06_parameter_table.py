@@ -30,25 +30,25 @@ _FIELDS = {
 }
 _LLAMA_FIELDS = ("hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads")
 _EXPERT_FIELDS = ("moe_intermediate_size", "shared_expert_intermediate_size")
-# Each component's readable name, its short name in the "other" row, and its colour.
+# Each component's name as drawn (a row's, or one of the parts the "other" row lists), and its colour.
 _PARTS = {
-    "embedding": ("token embedding", "embedding", COLORS["embedding"]),
-    "position_embedding": ("positions", "positions", COLORS["embedding"]),
-    "attention": ("attention", "attention", COLORS["attention"]),
-    "mlp": ("MLP", "MLP", COLORS["mlp"]),
-    "router": ("MoE router", "router", COLORS["neutral"]),
-    "norms": ("norms", "norms", COLORS["neutral"]),
-    "unembedding": ("unembedding", "unembedding", COLORS["embedding"]),
+    "embedding": ("token embedding", COLORS["embedding"]),
+    "position_embedding": ("position embedding", COLORS["embedding"]),
+    "attention": ("attention layers", COLORS["attention"]),
+    "mlp": ("MLP", COLORS["mlp"]),
+    "router": ("MoE router", COLORS["neutral"]),
+    "norms": ("norm weights", COLORS["neutral"]),
+    "unembedding": ("unembedding matrix", COLORS["embedding"]),
 }
 TINY = 0.01          # parts under 1% of the total share one "other" row
 PER_TOKEN = "MLP, per token"
 OTHER = "other (< 1% each)"
-PHRASES = {label: say(label) for label in ("token embedding", "MoE router", OTHER, PER_TOKEN)}   # the rest: names
+PHRASES = {label: say(label) for label in [name for name, _ in _PARTS.values() if name != "MLP"] + [OTHER, PER_TOKEN]}
 MAX_ROWS = len(_PARTS) + 1          # every part, or all but one and "other"; and the MLP per token
 BAR = 0.8                           # a bar's height, in rows
 TICKS = [0, 25, 50, 75, 100]        # the share axis, in %
 LABEL_GAP = 7                       # points from the axis to a row's name: a tick and its pad
-YLABEL_X = -0.216                   # the y label's place, in axes widths: left of "other (< 1% each)"
+YLABEL_X = -0.25                    # the y label's place, in axes widths: left of "position embedding"
 
 
 def scaled_config(model, d_scale=1.0, layer_scale=1.0, ff_scale=1.0):
@@ -74,19 +74,18 @@ def scaled_config(model, d_scale=1.0, layer_scale=1.0, ff_scale=1.0):
 
 def rows(b):
     """[(label, share in %, parameters, note, colour)] of a Breakdown: a row for each part of at least
-    TINY of the total, one "other" row for the smaller ones, and for an MoE the MLP's share of the
-    parameters one token uses."""
+    TINY of the total, one "other" row for the smaller ones (its note: their names, a tuple), and for
+    an MoE the MLP's share of the parameters one token uses (its note: a Text)."""
     found, small = [], []
     for name, count in b.components.items():
-        label, short, color = _PARTS[name]
+        label, color = _PARTS[name]
         if count >= TINY * b.total:
             found.append((label, 100 * count / b.total, count, "", color))
         elif count:
-            small.append((short, count))
+            small.append((label, count))
     if small:
         count = sum(c for _, c in small)
-        found.append((OTHER, 100 * count / b.total, count,
-                      ", ".join(short for short, _ in small), COLORS["neutral"]))
+        found.append((OTHER, 100 * count / b.total, count, tuple(label for label, _ in small), COLORS["neutral"]))
     if b.active != b.total:
         found.append((PER_TOKEN, 100 * b.mlp_active_share, b.mlp_active, say("of {active}", active=human(b.active)),
                       COLORS["mlp"]))
@@ -143,7 +142,7 @@ def draw(fig, model, d_scale, layer_scale, ff_scale):
     ax.set_xlabel(said("share of all parameters"))
     ax.set_ylabel(said("part of the model"))
     ax.yaxis.set_label_coords(YLABEL_X, 0.5)
-    fig.subplots_adjust(left=0.22, right=0.97, top=0.79, bottom=0.14)  # no tight_layout: it draws twice
+    fig.subplots_adjust(left=0.245, right=0.97, top=0.79, bottom=0.14)  # no tight_layout: it draws twice
     artists = {"ax": ax, "bars": [], "values": [], "names": [], "grid": _grid(ax),
                "ticks": ax.add_line(Line2D([], [], transform=ax.get_yaxis_transform(), marker=TICKLEFT,
                                            linestyle="", color=matplotlib.rcParams["ytick.color"],
@@ -180,10 +179,18 @@ def _row(bar, value, name, y, label, share, count, note, color):
     bar.set(y=y - BAR / 2, width=share, facecolor=color, hatch="//" if label == PER_TOKEN else None)
     inside = share > 70                                      # a long bar carries its label inside
     percent = f"{share:.1f}%" if share >= 0.05 else "< 0.1%"
-    note = translate(note) if isinstance(note, Text) else note   # "of 12.9B" said; the small parts' names
+    if isinstance(note, Text):   # "of 12.9B"
+        note = translate(note)
+    elif isinstance(note, tuple):   # the small parts, each named as a row would be
+        note = ", ".join(map(_name, note))
     value.set(x=share - 1 if inside else share + 1, y=y, ha="right" if inside else "left",
               text=f"{percent}  ({human(count)}{', ' + note if note else ''})")
-    name.set(y=y, text=translate(PHRASES[label]) if label in PHRASES else label)
+    name.set(y=y, text=_name(label))
+
+
+def _name(label):
+    """A row's or a small part's name as drawn: said ("MLP" is a name)."""
+    return translate(PHRASES[label]) if label in PHRASES else label
 
 
 def update(fig, artists, model, d_scale, layer_scale, ff_scale):
@@ -199,7 +206,7 @@ def update(fig, artists, model, d_scale, layer_scale, ff_scale):
 def make():
     names = shipped_configs()
     controls = {
-        "model": Dropdown(options=names, value="gpt3-175b", description="model"),
+        "model": Dropdown(options=names, value="gpt3-175b", description=said("model name")),
         "d_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description=said("width (d_model) x"),
                                continuous_update=False),
         "layer_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description=said("depth (layers) x"),

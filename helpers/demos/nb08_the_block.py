@@ -109,9 +109,11 @@ def update(fig, lines, depth, residual, kind, table):
 def make():
     table = traces()
     controls = {
-        "depth": IntSlider(value=12, min=1, max=MAX_DEPTH, description="blocks", continuous_update=False),
+        "depth": IntSlider(value=12, min=1, max=MAX_DEPTH, description=said("depth (blocks)"),
+                           continuous_update=False),
         "residual": Checkbox(value=True, description=said("residual connections")),
-        "kind": Dropdown(options=[(translate(name), kind) for kind, name in KIND_NAMES.items()], value="pre-LN (GPT-2)", description="block"),
+        "kind": Dropdown(options=[(translate(name), kind) for kind, name in KIND_NAMES.items()], value="pre-LN (GPT-2)",
+                         description=said("block type")),
     }
     return LiveFigure(lambda fig, depth, residual, kind: draw(fig, depth, residual, kind, table),
                       controls, figsize=(8.0, 3.8), title=said("The residual stream through a stack"),

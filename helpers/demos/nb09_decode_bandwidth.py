@@ -39,9 +39,9 @@ CONTEXTS = [128, 512, 2048, 8192, 32768]
 BYTES_PER_PARAM = 2  # bfloat16 weights and cache
 SAMPLE = {"model": "llama-3-8b", "batch": 64, "context": 8192,
           "hardware": "A100 80GB SXM: 2.04 TB/s, 312 TFLOP/s"}
-LABELS = {"mlp": "MLP", "attention": "attention", "other": "rest", "kv": "KV cache"}
+LABELS = {"mlp": "MLP", "attention": say("attention layers"), "other": say("the rest"), "kv": "KV cache"}
 TABLE_ROWS = [say("one step, batch"), say("context tokens"), *LABELS.values(), say("knee with cache:")]
-TABLE_WIDTH = 22        # characters of the box; its values end at this column (the last row's follows its name)
+TABLE_WIDTH = 27        # characters of the box; its values end at this column (the last row's follows its name)
 TABLE_FONT = 9
 ROW_PT = 11             # points from one row's baseline to the next
 MONO_ADVANCE = 0.602    # a DejaVu Sans Mono character's width, in em
@@ -233,11 +233,11 @@ def update(fig, artists, model, batch, context, hardware):
 
 def make():
     controls = {
-        "model": Dropdown(options=list(MODELS), value="gpt3-175b", description="model"),
-        "batch": SelectionSlider(options=BATCHES, value=1, description="batch"),
-        "context": SelectionSlider(options=CONTEXTS, value=2048, description="context"),
+        "model": Dropdown(options=list(MODELS), value="gpt3-175b", description=said("model name")),
+        "batch": SelectionSlider(options=BATCHES, value=1, description=said("batch size")),
+        "context": SelectionSlider(options=CONTEXTS, value=2048, description=said("context tokens")),
         "hardware": Dropdown(options=[(translate(h) if isinstance(h, Text) else h, h) for h in HARDWARE],
-                             value=list(HARDWARE)[-2], description="hardware"),
+                             value=list(HARDWARE)[-2], description=said("GPU or CPU")),
     }
     options = {"model": MODELS, "batch": BATCHES, "context": CONTEXTS, "hardware": list(HARDWARE)}
     ahead = [{name: value} for name, values in options.items() for value in values]   # one control moved

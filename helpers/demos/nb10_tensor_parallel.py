@@ -229,10 +229,10 @@ def ring_steps(n_workers=3):
     axes = fig.subplots(1, 2 * n - 1)
     for step, ax in enumerate(axes):
         draw_ring(ax, n, step)
-        ax.set_title("start" if step == 0 else said("reduce-scatter {step}", step=step) if step < n
+        ax.set_title(said("the start") if step == 0 else said("reduce-scatter {step}", step=step) if step < n
                      else said("all-gather {step}", step=step - n + 1), fontsize=10)
-        ax.set_xlabel("chunk", labelpad=16)
-        ax.set_ylabel("worker", labelpad=12)
+        ax.set_xlabel(said("chunk c"), labelpad=16)
+        ax.set_ylabel(said("worker r"), labelpad=12)
     fig.suptitle(said("A ring all-reduce over {n} workers: {steps} reduce-scatter steps leave one complete chunk "
                       "(framed) on each worker,\n{steps} all-gather steps pass those around; every worker sends "
                       "one chunk per step, 2({n}-1)/{n} of its buffer in all", n=n, steps=n - 1), fontsize=11)
@@ -258,7 +258,7 @@ def draw(fig, n_workers, step):
     ax = fig.add_subplot(1, 1, 1)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)
     ax.set_xlabel(said("chunk of the buffer (stripes: whose numbers it holds; framed: the complete sum)"), labelpad=16)
-    ax.set_ylabel("worker", labelpad=16)
+    ax.set_ylabel(said("worker r"), labelpad=16)
     # A second line under the x label (which ends 27 points below the axes): what each worker has sent.
     below_label = offset_copy(ax.transAxes, fig, y=-SENT_BELOW_PT, units="points")
     sent = ax.add_artist(Label(0.5, 0, "", transform=below_label, ha="center", va="top", fontsize=10, clip_on=False))
@@ -302,7 +302,7 @@ def update(fig, state, n_workers, step):
 
 
 def make():
-    step = IntSlider(value=3, min=0, max=2 * (4 - 1), description="step")
+    step = IntSlider(value=3, min=0, max=2 * (4 - 1), description=said("ring step"))
     workers = Dropdown(options=N_WORKERS, value=4, description=said("N workers"))
 
     def fit_steps(change):                 # the ring over N workers has 2(N-1) steps

@@ -76,7 +76,7 @@ def draw(fig, n_experts, top_k, temperature, skew):
         "y axis": ax.add_artist(Stamp([ax.yaxis])),
         "title": ax.add_artist(Stamp([ax.title], keep=64)),
     }
-    ax.set_xlabel("expert")
+    ax.set_xlabel(said("expert index"))
     ax.set_ylabel(said("tokens (of {n:,}, k each)", n=N_TOKENS))
     legend = ax.legend(loc="upper center", ncol=4, fontsize=9, columnspacing=1.0, handletextpad=0.4)
     artists["legend"] = ax.add_artist(Stamp([legend]))   # the same image on every move, over the bars
@@ -134,7 +134,7 @@ def make():
                                continuous_update=False),
         "top_k": IntSlider(value=2, min=1, max=MAX_K, description=said("top k"), continuous_update=False),
         "temperature": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25,
-                                   description="temperature", continuous_update=False),
+                                   description=said("router temperature"), continuous_update=False),
         "skew": FloatSlider(value=0.0, min=0.0, max=3.0, step=0.25, description=said("skew to 0"),
                             continuous_update=False),
     }
