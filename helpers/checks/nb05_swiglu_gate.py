@@ -56,8 +56,8 @@ check_gates_above_one = NamedPrediction(
     variable="my_above_share",
     fmt="{:.3f}",
     mistakes=[
-        Mistake("A share is a number between 0 and 1: a guess of {got:g} reads as a percent (2% is "
-                "0.02).",
+        Mistake("A share is a number between 0 and 1: a guess of {got:g} reads as a percent "
+                "(2% is 0.02).",
                 when=lambda guess, actual: 1 < guess <= 100),
         Mistake("None above 1 would be a switch's answer (a sigmoid gate stays inside (0, 1)); "
                 "SiLU(z) = z · sigmoid(z) passes 1 for every z > 1.278, as section 3 found.",
@@ -194,8 +194,7 @@ def _transposed(got, state):
 class _KeepsCheckpoint(Check):
     """Exercise 2's check: right on every case, and the caller's checkpoint left as it was.
 
-    Even when the answer is that same dict, changed in place (keys popped out of it, new ones put
-    in).
+    Even when the answer is that same dict, changed in place: keys popped out, new ones put in.
     """
 
     def _judge(self, split):
