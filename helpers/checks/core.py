@@ -203,6 +203,7 @@ class ChangedInPlace(Exception):  # noqa: N818 - what the learner's function did
 
 
 def _same_tensor(a, b):
+    """True when b holds what tensor a holds: shape, dtype and values, NaN where NaN was."""
     if not isinstance(b, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
         return False
     if a.device.type == "meta" or b.device.type == "meta" or a.is_sparse or b.is_sparse:

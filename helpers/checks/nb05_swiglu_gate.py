@@ -551,6 +551,7 @@ def _autograd(x, W_gate, W_up, W_down, grad_out):
 
 
 def _backward_cases():
+    """Two cases (x, W_gate, W_up, W_down, grad_out), drawn from the check's own generator."""
     g = torch.Generator().manual_seed(6)
 
     def case(T, d_model, d_ff):

@@ -84,6 +84,7 @@ D_MODEL, D_FF, T = 8, 24, 3
 
 
 def _gated(seed=2):
+    """A float64 GatedMLP and an input x of T tokens, both drawn from `seed`."""
     with seeded(seed):
         mlp = GatedMLP(D_MODEL, D_FF).double()
     x = torch.randn(T, D_MODEL, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)

@@ -298,6 +298,7 @@ def _clean_mlp(model, prompts, layer, mods=None):
 
 
 def _noise_at(prompts, noise, everywhere=False):
+    """A hook adding `noise` to the embedding at each prompt's subject (or at every word)."""
     rows = torch.arange(len(prompts.last))
 
     def hook(module, inputs, output):
@@ -311,6 +312,7 @@ def _noise_at(prompts, noise, everywhere=False):
 
 
 def _restore(clean, position):
+    """A hook putting the clean run's output back at `position` (a word, or a slice of them)."""
     def hook(module, inputs, output):
         output = output.clone()
         output[:, position] = clean[:, position]
@@ -319,6 +321,7 @@ def _restore(clean, position):
 
 
 def _restore_subject(clean, prompts):
+    """A hook putting the clean run's output back at each prompt's subject."""
     rows = torch.arange(len(prompts.last))
 
     def hook(module, inputs, output):
@@ -441,6 +444,7 @@ def _one_after_another(W, K, V, C, lam):
 
 
 def _edit_case(seed, r, lam, d_model=5, d_ff=8):
+    """(W, K, V, C, lam) for r new facts, drawn from `seed`, C a key covariance."""
     g = torch.Generator().manual_seed(seed)
     W = torch.randn(d_model, d_ff, generator=g, dtype=torch.float64)
     A = torch.randn(d_ff, d_ff, generator=g, dtype=torch.float64)
