@@ -12,6 +12,7 @@ draw notebook 12's MLP as a key-value memory and ROME's edit of it.
 from matplotlib.patches import FancyBboxPatch
 
 from helpers import validate
+from helpers.language import said
 from helpers.plots import COLORS, NEUTRAL, OKABE_ITO
 
 BOX_W, BOX_H = 1.9, 0.9
@@ -130,14 +131,15 @@ def moe_routing(ax, chosen, weights, n_experts):
     expert_y = [top - (e + 0.5) * (top - bottom) / n_experts for e in range(n_experts)]
     used = {e for row in chosen for e in row}
     for t, y in enumerate(token_y):
-        box(ax, 0.8, y, f"token {t}\nx (d_model)", "white", width=1.4, height=0.8)
+        box(ax, 0.8, y, said("token {t}\nx (d_model)", t=t), "white", width=1.4, height=0.8)
         arrow(ax, (1.5, y), (2.3, y))
-    box(ax, 3.05, (top + bottom) / 2, "router\n(d_model\n-> E\nscores)\n\ntop k,\nsoftmax\nover k",
+    box(ax, 3.05, (top + bottom) / 2, said("router\n(d_model\n-> E\nscores)\n\ntop k,\nsoftmax\nover k"),
         COLORS["embedding"], width=1.5, height=top - bottom)
     for e, y in enumerate(expert_y):
         idle = e not in used
-        box(ax, 7.0, y, f"expert {e}" + (" (idle)" if idle else ""), "white" if idle else COLORS["mlp"],
-            width=1.7, height=0.8 * (top - bottom) / n_experts)
+        name = said("expert {e} (idle)", e=e) if idle else said("expert {e}", e=e)
+        box(ax, 7.0, y, name, "white" if idle else COLORS["mlp"], width=1.7,
+            height=0.8 * (top - bottom) / n_experts)
     placed = []   # where the weight labels went, so that none hides another
     for t, (ty, row, ws) in enumerate(zip(token_y, chosen, weights, strict=True)):
         color, style = TOKEN_COLORS[t], TOKEN_STYLES[t]
@@ -152,7 +154,7 @@ def moe_routing(ax, chosen, weights, n_experts):
                     bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none"})
         ax.text(9.75, ty, "\u03a3", ha="center", va="center", fontsize=16)
         arrow(ax, (10.05, ty), (10.6, ty))
-        ax.text(11.3, ty, f"out {t}\nsum of w x\nexpert(x)", ha="center", va="center", fontsize=9)
+        ax.text(11.3, ty, said("out {t}\nsum of w x\nexpert(x)", t=t), ha="center", va="center", fontsize=9)
     ax.set_xlim(0.0, 12.1)
     ax.set_ylim(0.2, 5.0)
     ax.axis("off")

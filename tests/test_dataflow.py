@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from helpers import dataflow, plots  # noqa: E402
+from helpers import dataflow, language, plots  # noqa: E402
 
 
 @pytest.mark.parametrize("fused, boxes", [
@@ -39,6 +39,23 @@ def test_moe_routing_draws_each_tokens_experts_and_weights():
     with pytest.raises(ValueError, match="1 to 4 tokens"):
         dataflow.moe_routing(ax, chosen=[[0]] * 5, weights=[[1.0]] * 5, n_experts=2)
     plt.close(fig)
+
+
+def test_moe_routing_speaks_korean_in_the_korean_edition():
+    language.MISSES.clear()
+    language.use("ko")
+    try:
+        with matplotlib.rc_context():
+            plots.use_hangul_font()
+            fig, ax = plt.subplots(figsize=(9.5, 4.2))
+            dataflow.moe_routing(ax, chosen=[[2, 1]], weights=[[0.52, 0.48]], n_experts=4)
+            texts = {t.get_text() for t in ax.texts}
+            plt.close(fig)
+    finally:
+        language.use("en")
+    assert {"토큰 0\nx (d_model)", "1번 expert", "2번 expert", "0번 expert (쉼)", "3번 expert (쉼)"} <= texts
+    assert any(t.startswith("라우터") for t in texts) and any(t.startswith("출력 0") for t in texts)
+    assert not language.MISSES, f"no Korean for {sorted(language.MISSES)}"
 
 
 def test_key_value_pictures_name_keys_values_and_the_edit():
