@@ -630,6 +630,7 @@ NOT_HERE = {
     "tensor_parallel.run_parallelized": "notebook 10's module: tests/test_tensor_parallel.py",
     "tensor_parallel.worker_forward": "notebook 10's module: tests/test_tensor_parallel.py",
     "fused.compile_problem": "says why torch.compile cannot run (a missing compiler simulated in tests/test_fused.py)",
+    "fused.graphs_compiled": "takes no argument",
     "fused.SiluMul": "an autograd.Function: tests/test_fused.py runs gradcheck on it",
     "device.cpu_threads": "the thread count helpers.timing's threads= sets; a bad count is torch.set_num_threads's error",
 }

@@ -30,15 +30,18 @@ def test_a_missing_compiler_is_said_in_one_sentence(monkeypatch):
     assert said.startswith("No C++ compiler") and said.count(". ") == 0 and said.endswith(".")
 
 
-def test_the_compiler_is_found_where_inductor_looks(monkeypatch):
+def test_the_compiler_is_found_where_inductor_looks():
+    """Inductor's own config, set through its own patch(): monkeypatch's undo would hide the setting
+    from every later compile in the process."""
     import torch._inductor.config as inductor_config
 
-    monkeypatch.setattr(inductor_config.cpp, "cxx", (None, "no-such-compiler-here"))
-    assert fused.cxx_compiler() is None
+    with inductor_config.patch({"cpp.cxx": (None, "no-such-compiler-here")}):
+        assert fused.cxx_compiler() is None
     if shutil.which("g++"):
-        monkeypatch.setattr(inductor_config.cpp, "cxx", (None, "g++"))
-        assert fused.cxx_compiler() == shutil.which("g++")
-        assert fused.compile_problem("cpu") is None
+        with inductor_config.patch({"cpp.cxx": (None, "g++")}):
+            assert fused.cxx_compiler() == shutil.which("g++")
+            assert fused.compile_problem("cpu") is None
+    assert inductor_config.cpp.cxx, "the compiler setting is readable after the test"
 
 
 @pytest.mark.skipif(fused.compile_problem() is not None, reason="torch.compile cannot build kernels here")
