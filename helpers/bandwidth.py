@@ -4,6 +4,7 @@ A decode step reads every weight once and does 2 FLOPs per weight per token,
 so with few tokens its speed is set by bytes per second, not FLOPs per second.
 
     stream_read_bandwidth(n_bytes)   # GB/s of a plain sum over a filled array
+    last_level_cache_bytes()         # the largest CPU cache this machine reports (None: unknown)
     matvec_bandwidth(d_out, d_in)    # GB/s of W @ x, reading W once
     roofline_seconds(flops, n_bytes, peak_flops, bandwidth)
     GPUS["H100 SXM"]                 # published peak FLOP/s and bandwidth, with their source
@@ -13,6 +14,7 @@ All rates are in bytes (or FLOPs) per second; divide by 1e9 for GB/s.
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
@@ -66,6 +68,25 @@ def filled(n_elements, dtype=torch.float32, device="cpu", seed=0):
     generator = torch.Generator().manual_seed(seed)
     values = torch.empty(n_elements).uniform_(-1.0, 1.0, generator=generator)  # writes every page
     return values.to(dtype=dtype, device=device)
+
+
+def last_level_cache_bytes(sysfs="/sys/devices/system/cpu/cpu0/cache"):
+    """Bytes of the largest CPU cache the system reports (L3 on most machines), or None.
+
+    A decode measurement must read more weight bytes than this, or it times the cache.
+    Linux says it in sysfs (`index3/size` holds "491520K"); elsewhere this returns None.
+    Some virtual machines report a whole host's cache: a larger figure only makes a
+    measurement read more bytes, never fewer.
+    """
+    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    sizes = []
+    for size in Path(sysfs).glob("index*/size"):
+        text = size.read_text().strip()
+        if text[:-1].isdigit() and text[-1] in units:
+            sizes.append(int(text[:-1]) * units[text[-1]])
+        elif text.isdigit():
+            sizes.append(int(text))
+    return max(sizes, default=None)
 
 
 def element_bytes(dtype):

@@ -12,16 +12,16 @@ notebook (tools/bench_all.py), which gives the table in docs/BENCHMARKS.md.
 """
 
 import argparse
-import os
-import platform
+import itertools
 import statistics
-import time
 from functools import partial
 
 import torch
 import torch.nn.functional as F
 
-from helpers import bandwidth, demos, gated
+from helpers import bandwidth, gated
+from helpers.bench_demos import demo_rows
+from helpers.bench_table import machine, row, spread, table
 from helpers.device import gpu_or_none, half_dtype
 from helpers.ffn import FFN
 from helpers.timing import benchmark, format_seconds
@@ -58,15 +58,6 @@ def compare(variants, rounds, min_time=0.0, device="cpu"):
     return {name: statistics.median(s) for name, s in samples.items()}, ratios
 
 
-def spread(ratios):
-    """'1.012 (quartiles 0.991-1.030)': the median ratio and the middle half of the rounds."""
-    median = statistics.median(ratios)
-    if len(ratios) < 4:
-        return f"{median:.3f}"
-    q1, _, q3 = statistics.quantiles(ratios, n=4)
-    return f"{median:.3f} (quartiles {q1:.3f}-{q3:.3f})"
-
-
 def plain_ffn(ffn):
     """The same FFN written with torch.nn.functional only (the baseline)."""
     W1, b1 = ffn.c_fc.weight, ffn.c_fc.bias
@@ -95,11 +86,6 @@ def where(device, dtype):
     """A row's device and dtype: 'cpu' for float32, else e.g. 'cuda, bfloat16'."""
     name = str(torch.device(device))
     return name if dtype == torch.float32 else f"{name}, {str(dtype).removeprefix('torch.')}"
-
-
-def row(what, measured, target="report", ok=None):
-    verdict = "" if ok is None else ("ok" if ok else "MISSED")
-    return (what, measured, target, verdict)
 
 
 @torch.no_grad()
@@ -151,104 +137,52 @@ def fused_rows(d_model, rounds, min_time, device, dtype=torch.float32):
     return rows
 
 
+def decode_bytes(smoke=False):
+    """Weight bytes a decode row cycles through: twice the largest cache, 256 MiB at least."""
+    if smoke:
+        return 0   # one copy: the smoke run only checks that the rows print
+    return 2 * max(bandwidth.last_level_cache_bytes() or 0, 128 * 2**20)
+
+
 @torch.no_grad()
-def decode_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
-    """Decode (T=1) FFN weight bytes per second vs a plain matvec and a plain sum of the same bytes."""
-    ffn = FFN(d_model, d_ff, bias=False).to(device=device, dtype=dtype).eval()
+def decode_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32, weight_bytes=0):
+    """Decode (T=1) FFN weight bytes per second vs a plain matvec and a plain sum of the same bytes.
+
+    Each variant cycles through copies of its weights that hold weight_bytes together, one copy
+    a call, so that (with weight_bytes past the last-level cache) every call reads from memory.
+    """
     n_weights = 2 * d_model * d_ff
     n_bytes = n_weights * bandwidth.element_bytes(dtype)
-    W = bandwidth.filled(n_weights, dtype, device).reshape(2 * d_ff, d_model)  # same bytes, one matrix
-    v = bandwidth.filled(d_model, dtype, device, seed=1)
-    flat = bandwidth.filled(n_weights, dtype, device, seed=2)
+    n_copies = max(1, -(-weight_bytes // n_bytes))
+    copies = {"ffn": [], "matvec": [], "stream": []}
+    for seed in range(n_copies):
+        copies["ffn"].append(FFN(d_model, d_ff, bias=False).to(device=device, dtype=dtype).eval())
+        W = bandwidth.filled(n_weights, dtype, device, seed=3 * seed)  # the same bytes, one matrix
+        copies["matvec"].append(partial(torch.mv, W.reshape(2 * d_ff, d_model)))
+        copies["stream"].append(bandwidth.filled(n_weights, dtype, device, seed=3 * seed + 1).sum)
     x = torch.randn(1, d_model, device=device, dtype=dtype)
-    samples = interleaved({"ffn": partial(ffn, x), "matvec": partial(torch.mv, W, v),
-                           "stream": flat.sum}, rounds, min_time, device)
+    v = bandwidth.filled(d_model, dtype, device, seed=2)
+    args = {"ffn": (x,), "matvec": (v,), "stream": ()}
+
+    def cycled(name):   # each call takes the next copy
+        turn = itertools.cycle(copies[name])
+        return lambda: next(turn)(*args[name])
+
+    samples = interleaved({name: cycled(name) for name in copies}, rounds, min_time, device)
     gbs = {name: n_bytes / statistics.median(s) / 1e9 for name, s in samples.items()}
     # bandwidth ratio ffn / other = time ratio other / ffn, paired round by round
     of_matvec, of_stream = (sorted(o / f for o, f in zip(samples[other], samples["ffn"], strict=True))
                             for other in ("matvec", "stream"))
-    mib, at = n_bytes / 2**20, where(device, dtype)
+    at = where(device, dtype)
+    read = f"{n_bytes / 2**20:g} MiB a call, {n_copies} copies cycled: {n_copies * n_bytes / 2**20:g} MiB"
     return [
-        row(f"decode FFN {d_model}->{d_ff} ({mib:g} MiB, {at}) GB/s", f"{gbs['ffn']:.1f} GB/s"),
-        row(f"plain matvec ({mib:g} MiB) GB/s", f"{gbs['matvec']:.1f} GB/s"),
-        row(f"streaming read, sum ({mib:g} MiB) GB/s", f"{gbs['stream']:.1f} GB/s"),
+        row(f"decode FFN {d_model}->{d_ff} ({read}, {at}) GB/s", f"{gbs['ffn']:.1f} GB/s"),
+        row("plain matvec (the same bytes) GB/s", f"{gbs['matvec']:.1f} GB/s"),
+        row("streaming read, sum (the same bytes) GB/s", f"{gbs['stream']:.1f} GB/s"),
         row("decode FFN bandwidth / matvec bandwidth", spread(of_matvec), ">= 0.9",
             statistics.median(of_matvec) >= 0.9),
         row("decode FFN bandwidth / streaming read bandwidth", spread(of_stream)),
     ]
-
-
-def demo_seconds(demo_module, repeat):
-    """Kernel-side seconds of one demo: make(), prepare() (what show() does after the stored figure
-    is sent: the background, and the images of the settings stored ahead), the first look at its
-    sample setting (a demo just shown), then the median release (the draft image a move sends) and sharp image over `repeat`
-    redraws that alternate between the sample and the default setting."""
-    start = time.perf_counter()
-    demo = demo_module.make()
-    made = time.perf_counter() - start
-    default = demo.values()
-    demo.redraw_seconds()                                   # the stored figure: drawn by show()
-    start = time.perf_counter()
-    demo.prepare()                                          # and what show() draws and stores after it
-    prepared = time.perf_counter() - start
-    first = demo.redraw_seconds(**demo_module.SAMPLE)
-    settings = [default if i % 2 else demo_module.SAMPLE for i in range(repeat)]
-    release = statistics.median(demo.redraw_seconds(**s) for s in settings)
-    sharp = statistics.median(demo.redraw_seconds(sharp=True, **s) for s in settings)
-    return {"make": made, "prepare": prepared, "first look": first, "release": release, "sharp": sharp}
-
-
-def demo_rows(repeat, thread_counts=(1, 2)):
-    """Each notebook's demo, kernel side, on one torch thread and on two (a laptop in a room runs
-    either): the image sent on release (a draft at screen resolution), the sharp image that follows
-    once the controls rest, the first look at a setting, and make() (once, when the cell runs)."""
-    rows = []
-    before = torch.get_num_threads()
-    for name in demos.DEMOS:
-        demo_module = demos.load(name)
-        seconds = {}
-        try:
-            for threads in thread_counts:
-                torch.set_num_threads(threads)
-                seconds[threads] = demo_seconds(demo_module, repeat)
-        except Exception as err:  # a broken demo is a finding, not a reason to stop
-            rows.append(row(f"demo redraw {name}", f"error: {type(err).__name__}: {err}",
-                            "<= 150 ms", False))
-            continue
-        finally:
-            torch.set_num_threads(before)
-        measured = "; ".join(
-            f"{n} thread{'s' * (n > 1)}: release {format_seconds(t['release'])}, first look "
-            f"{format_seconds(t['first look'])}, sharp {format_seconds(t['sharp'])}, make() "
-            f"{format_seconds(t['make'])}, after show {format_seconds(t['prepare'])}" for n, t in seconds.items())
-        worst = max(max(t["release"], t["first look"]) for t in seconds.values())
-        rows.append(row(f"demo redraw {name} (kernel)", measured, "<= 150 ms", worst <= 0.150))
-    return rows
-
-
-def machine():
-    """CPU model, cores, threads and torch version: say which machine produced the table."""
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    line = (f"{model}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads, "
-            f"torch {torch.__version__}, python {platform.python_version()}")
-    if hasattr(os, "getloadavg"):   # a busy machine's times are not an idle one's
-        line += f", load average {os.getloadavg()[0]:.2f} at the start"
-    gpu = gpu_or_none()
-    if gpu is not None and gpu.type == "cuda":
-        line += f", GPU {torch.cuda.get_device_name(gpu)}"
-    return line
-
-
-def table(rows):
-    lines = ["| measurement | measured | target | |", "|---|---|---|---|"]
-    lines += [f"| {what} | {measured} | {target} | {verdict} |"
-              for what, measured, target, verdict in rows]
-    return "\n".join(lines)
 
 
 def run(smoke=False, rounds=None, threads=None, device=None, more=(), out=print):
@@ -288,7 +222,7 @@ def run(smoke=False, rounds=None, threads=None, device=None, more=(), out=print)
         dtype = torch.float32 if dev.type == "cpu" else half_dtype(dev)
         emit(ffn_rows(*size["ffn"], rounds, min_time, dev, dtype))
         emit(fused_rows(size["ffn"][0], rounds, min_time, dev, dtype))
-        emit(decode_rows(*size["decode"], rounds, min_time, dev, dtype))
+        emit(decode_rows(*size["decode"], rounds, min_time, dev, dtype, decode_bytes(smoke)))
     if device is None and gpu is None:
         emit([row("GPU rows", "skipped: no GPU on this machine")])
     emit(demo_rows(repeat=1 if smoke else 5))

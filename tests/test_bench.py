@@ -87,3 +87,28 @@ def test_smoke_run_prints_every_row(capsys):
     n_rows = int(lines[-1].split()[0])
     assert len(printed) == 1 + n_rows  # the header, then one line per row
     assert lines[-1] == f"{n_rows} rows, {text.count('| MISSED |')} missed their target."
+
+
+def test_last_level_cache_is_the_largest_size_the_system_reports(tmp_path):
+    from helpers import bandwidth
+
+    for index, size in (("index0", "48K"), ("index2", "2048K"), ("index3", "491520K"), ("index4", "n/a")):
+        (tmp_path / index).mkdir()
+        (tmp_path / index / "size").write_text(size + "\n")
+    assert bandwidth.last_level_cache_bytes(tmp_path) == 480 * 2**20
+    assert bandwidth.last_level_cache_bytes(tmp_path / "absent") is None   # not Linux: unknown
+
+
+def test_decode_rows_cycle_copies_past_the_cache(monkeypatch):
+    """The decode row reads twice the last-level cache (256 MiB at least), a copy a call."""
+    from helpers import bandwidth
+
+    monkeypatch.setattr(bandwidth, "last_level_cache_bytes", lambda: 480 * 2**20)
+    assert bench.decode_bytes() == 960 * 2**20
+    monkeypatch.setattr(bandwidth, "last_level_cache_bytes", lambda: None)
+    assert bench.decode_bytes() == 256 * 2**20
+    assert bench.decode_bytes(smoke=True) == 0
+    one_copy = 2 * 8 * 32 * 4
+    rows = bench.decode_rows(8, 32, rounds=2, min_time=0.0, device="cpu", weight_bytes=3 * one_copy - 1)
+    assert "3 copies cycled" in rows[0][0], rows[0]
+    assert [r[3] for r in rows[3:4]] in (["ok"], ["MISSED"])
