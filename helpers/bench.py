@@ -230,7 +230,8 @@ def run(smoke=False, rounds=None, threads=None, device=None, more=(), out=print)
         emit(more_rows())
     missed = [r for r in rows if r[3] == "MISSED"]
     out("")
-    out(f"{len(rows)} rows, {len(missed)} missed their target.")
+    out(f"{len(rows)} rows, {len(missed)} missed their target"
+        + "".join(f"{';' if i else ':'} {r[0]}" for i, r in enumerate(missed)) + ".")
     return rows
 
 

@@ -4,6 +4,7 @@ and a smoke run that prints every row (no timing asserts)."""
 import time
 from pathlib import Path
 
+import pytest
 import torch
 
 import bench_all
@@ -86,7 +87,9 @@ def test_smoke_run_prints_every_row(capsys):
     printed = [line for line in lines if line.startswith("| ")]
     n_rows = int(lines[-1].split()[0])
     assert len(printed) == 1 + n_rows  # the header, then one line per row
-    assert lines[-1] == f"{n_rows} rows, {text.count('| MISSED |')} missed their target."
+    missed = [line.split(" | ")[0].removeprefix("| ") for line in printed if line.endswith("| MISSED |")]
+    assert lines[-1] == (f"{n_rows} rows, {len(missed)} missed their target"
+                         + "".join(f"{'; ' if i else ': '}{what}" for i, what in enumerate(missed)) + ".")
 
 
 def test_last_level_cache_is_the_largest_size_the_system_reports(tmp_path):
@@ -112,3 +115,17 @@ def test_decode_rows_cycle_copies_past_the_cache(monkeypatch):
     rows = bench.decode_rows(8, 32, rounds=2, min_time=0.0, device="cpu", weight_bytes=3 * one_copy - 1)
     assert "3 copies cycled" in rows[0][0], rows[0]
     assert [r[3] for r in rows[3:4]] in (["ok"], ["MISSED"])
+
+
+def test_write_puts_the_run_between_the_markers_and_keeps_the_rest(tmp_path):
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text(f"# Benchmarks\n\n{bench_all.BEGIN}\nthe old table\n{bench_all.END}\n\n## After\n")
+    bench_all.write_section(doc, ["Machine: x", "", "| a | b |"], "python tools/bench_all.py --write d")
+    text = doc.read_text()
+    assert "the old table" not in text and "| a | b |" in text and "Machine: x" in text
+    assert text.startswith("# Benchmarks\n") and text.endswith(f"{bench_all.END}\n\n## After\n")
+    bench_all.write_section(doc, ["Machine: y"], "python tools/bench_all.py --write d")
+    assert "Machine: x" not in doc.read_text() and doc.read_text().count(bench_all.BEGIN) == 1
+    doc.write_text("# no markers\n")
+    with pytest.raises(ValueError, match="must hold the line"):
+        bench_all.write_section(doc, ["Machine: y"], "python tools/bench_all.py")
