@@ -45,11 +45,13 @@ def _box(ax, x, y, text, color="white", width=1.5, height=0.62):
 
 
 def _arrow(ax, start, end, color="black"):
-    ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "lw": 1.2, "color": color})
+    ax.annotate("", xy=end, xytext=start,
+                arrowprops={"arrowstyle": "->", "lw": 1.2, "color": color})
 
 
 def dataflow(n_workers=2, T="T"):
-    """A Figure: x goes to every worker; each makes a full-size partial output; one all-reduce sums them."""
+    """A Figure: x goes to every worker; each makes a full-size partial output; one all-reduce sums
+    them."""
     fig = Figure(figsize=(9.6, 1.0 + 1.15 * n_workers))
     ax = fig.add_axes((0.0, 0.0, 1.0, 0.86))
     ax.set_axis_off()
@@ -71,8 +73,10 @@ def dataflow(n_workers=2, T="T"):
          height=min(0.7 * n_workers + 0.4, 2.2))
     ax.set_xlim(-0.1, 11.3)
     ax.set_ylim(-0.6, n_workers - 0.4)
-    fig.suptitle(said("{n_workers} workers: each turns x into a full-size partial output from its own "
-                      "hidden units;\none all-reduce adds them up", n_workers=n_workers), fontsize=11)
+    fig.suptitle(said("{n_workers} workers: each turns x into a full-size partial output from its "
+                      "own "
+                      "hidden units;\none all-reduce adds them up", n_workers=n_workers),
+                 fontsize=11)
     return fig
 
 
@@ -91,17 +95,19 @@ def rows_dataflow(n_workers=2, T="T"):
         _arrow(ax, (3.55, y), (3.9, y))
         _box(ax, 4.75, y, said("partial pre-act.\n({T}, d_ff)", T=T), width=1.6)
         _arrow(ax, (5.55, y), (6.05, middle))
-    _box(ax, 6.95, middle, said("all-reduce 1\n({T}, d_ff):\n4x the bytes", T=T), OKABE_ITO["vermillion"], width=1.6,
-         height=min(0.7 * n_workers + 0.3, 1.6))
+    _box(ax, 6.95, middle, said("all-reduce 1\n({T}, d_ff):\n4x the bytes", T=T),
+         OKABE_ITO["vermillion"], width=1.6, height=min(0.7 * n_workers + 0.3, 1.6))
     _arrow(ax, (7.75, middle), (8.1, middle))
     _box(ax, 8.65, middle, "+ b1,\nGELU", width=0.95, height=0.9)
     _arrow(ax, (9.15, middle), (9.5, middle))
-    _box(ax, 10.3, middle, said("W2, split again:\nall-reduce 2\n({T}, d_model)", T=T), OKABE_ITO["vermillion"],
-         width=1.5, height=min(0.7 * n_workers + 0.3, 1.6))
+    _box(ax, 10.3, middle, said("W2, split again:\nall-reduce 2\n({T}, d_model)", T=T),
+         OKABE_ITO["vermillion"], width=1.5, height=min(0.7 * n_workers + 0.3, 1.6))
     ax.set_xlim(-0.1, 11.2)
     ax.set_ylim(-0.6, n_workers - 0.4)
-    fig.suptitle(said("W1 cut by rows: each worker holds only part of every pre-activation, and GELU needs "
-                      "the whole sum,\nso an all-reduce of (T, d_ff) comes before GELU and a second one after W2"),
+    fig.suptitle(said("W1 cut by rows: each worker holds only part of every pre-activation, and "
+                      "GELU needs "
+                      "the whole sum,\nso an all-reduce of (T, d_ff) comes before GELU and a "
+                      "second one after W2"),
                  fontsize=11)
     return fig
 
@@ -133,9 +139,10 @@ def _phase(n_workers, step):
     if step == 0:
         return say("the start: each worker holds its own buffer, in N chunks")
     if step <= n_workers - 1:
-        return say("reduce-scatter {step} of {steps}: each adds the chunk it receives", step=step, steps=n_workers - 1)
-    return say("all-gather {step} of {steps}: each keeps the complete chunk it receives", step=step - n_workers + 1,
-               steps=n_workers - 1)
+        return say("reduce-scatter {step} of {steps}: each adds the chunk it receives", step=step,
+                   steps=n_workers - 1)
+    return say("all-gather {step} of {steps}: each keeps the complete chunk it receives",
+               step=step - n_workers + 1, steps=n_workers - 1)
 
 
 def _cells(n_workers, step):
@@ -157,7 +164,8 @@ def _cells(n_workers, step):
 
 
 def _sends(n_workers, step):
-    """Where this step's arrows start, one per worker (worker N-1's goes round to worker 0 in two)."""
+    """Where this step's arrows start, one per worker (worker N-1's goes round to worker 0 in
+    two)."""
     starts = []
     for sender, c in ring_sends(n_workers, step):
         starts.append((c + 0.5, sender + 0.6))
@@ -170,25 +178,31 @@ def ring_grid(ax, n_workers, text=None):
     """The grid of N workers x N chunks, its labels, and the artists a step changes (returned).
     text(x, y, string, **style): how the labels are made (ax.text by default)."""
     n = n_workers
-    mesh = ax.pcolormesh(np.linspace(0, n, n * n + 1), np.arange(n + 1), np.ones((n, n * n, 3)))  # one mesh
-    grid = [ax.hlines(range(n + 1), 0, n, color="black", lw=1), ax.vlines(range(n + 1), 0, n, color="black", lw=1)]
+    # one mesh
+    mesh = ax.pcolormesh(np.linspace(0, n, n * n + 1), np.arange(n + 1), np.ones((n, n * n, 3)))
+    grid = [ax.hlines(range(n + 1), 0, n, color="black", lw=1),
+            ax.vlines(range(n + 1), 0, n, color="black", lw=1)]
     (frames,) = ax.plot([], [], color="black", lw=2.5)
-    moves = [(0, 0.8)] * (n - 1) + [(0, 0.6), (0, 0.7)]   # the last goes down off the grid and in at the top
+    # the last goes down off the grid and in at the top
+    moves = [(0, 0.8)] * (n - 1) + [(0, 0.6), (0, 0.7)]
     (us, vs) = zip(*moves, strict=True)
-    arrows = ax.quiver(np.zeros(n + 1), np.zeros(n + 1), us, vs, angles="xy", scale_units="xy", scale=1,
-                       width=0.006, color="black")
+    arrows = ax.quiver(np.zeros(n + 1), np.zeros(n + 1), us, vs, angles="xy", scale_units="xy",
+                       scale=1, width=0.006, color="black")
     _fit(ax, n)
     # Labels as plain text, not ticks: Tick objects cost more to make than this whole grid.
     ax.xaxis.set_major_locator(NullLocator())
     ax.yaxis.set_major_locator(NullLocator())
     text = text or ax.text
     labels = [text(c + 0.5, n + 0.42, str(c), ha="center", va="top", fontsize=10) for c in range(n)]
-    left = offset_copy(ax.transData, ax.figure, x=-4, units="points")   # 4 points left of the grid, for any N
-    labels += [text(0, r + 0.5, str(r), ha="right", va="center", fontsize=10, transform=left) for r in range(n)]
+    # 4 points left of the grid, for any N
+    left = offset_copy(ax.transData, ax.figure, x=-4, units="points")
+    labels += [text(0, r + 0.5, str(r), ha="right", va="center", fontsize=10, transform=left)
+               for r in range(n)]
     ax.grid(False)
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
-    return {"n": n, "mesh": mesh, "grid": grid, "frames": frames, "arrows": arrows, "labels": labels}
+    return {"n": n, "mesh": mesh, "grid": grid, "frames": frames, "arrows": arrows,
+            "labels": labels}
 
 
 def _fit(ax, n_workers):
@@ -203,7 +217,8 @@ def _stepped(ring):
 
 
 def show_step(ring, step):
-    """Colour the grid, frame the complete sums and point the arrows for the ring after `step` steps;
+    """Colour the grid, frame the complete sums and point the arrows for the ring after `step`
+    steps;
     return the artists that changed."""
     image, frames = _cells(ring["n"], step)
     ring["mesh"].set_array(image)
@@ -229,13 +244,16 @@ def ring_steps(n_workers=3):
     axes = fig.subplots(1, 2 * n - 1)
     for step, ax in enumerate(axes):
         draw_ring(ax, n, step)
-        ax.set_title(said("the start") if step == 0 else said("reduce-scatter {step}", step=step) if step < n
-                     else said("all-gather {step}", step=step - n + 1), fontsize=10)
+        ax.set_title(said("the start") if step == 0 else said("reduce-scatter {step}", step=step)
+                     if step < n else said("all-gather {step}", step=step - n + 1), fontsize=10)
         ax.set_xlabel(said("chunk c"), labelpad=16)
         ax.set_ylabel(said("worker r"), labelpad=12)
-    fig.suptitle(said("A ring all-reduce over {n} workers: {steps} reduce-scatter steps leave one complete chunk "
-                      "(framed) on each worker,\n{steps} all-gather steps pass those around; every worker sends "
-                      "one chunk per step, 2({n}-1)/{n} of its buffer in all", n=n, steps=n - 1), fontsize=11)
+    fig.suptitle(said("A ring all-reduce over {n} workers: {steps} reduce-scatter steps leave one "
+                      "complete chunk "
+                      "(framed) on each worker,\n{steps} all-gather steps pass those around; every "
+                      "worker sends "
+                      "one chunk per step, 2({n}-1)/{n} of its buffer in all", n=n, steps=n - 1),
+                 fontsize=11)
     fig.subplots_adjust(left=0.07, right=0.99, top=0.74, bottom=0.14, wspace=0.25)
     return fig
 
@@ -248,8 +266,8 @@ def _clamped(n_workers, step):
 def _sent(n_workers, step):
     """The line under the grid: how much of its buffer each worker has sent so far, and in all."""
     sent = f"{step}/{n_workers}" if step else "0"
-    return said("each worker has sent {sent} x its buffer S; at the end, {total}/{n} x S", sent=sent,
-                total=2 * (n_workers - 1), n=n_workers)
+    return said("each worker has sent {sent} x its buffer S; at the end, {total}/{n} x S",
+                sent=sent, total=2 * (n_workers - 1), n=n_workers)
 
 
 def draw(fig, n_workers, step):
@@ -257,11 +275,14 @@ def draw(fig, n_workers, step):
     Returns what `update` changes."""
     ax = fig.add_subplot(1, 1, 1)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)
-    ax.set_xlabel(said("chunk of the buffer (stripes: whose numbers it holds; framed: the complete sum)"), labelpad=16)
+    ax.set_xlabel(said("chunk of the buffer (stripes: whose numbers it holds; framed: the complete "
+                       "sum)"), labelpad=16)
     ax.set_ylabel(said("worker r"), labelpad=16)
-    # A second line under the x label (which ends 27 points below the axes): what each worker has sent.
+    # A second line under the x label (which ends 27 points below the axes): what each worker has
+    # sent.
     below_label = offset_copy(ax.transAxes, fig, y=-SENT_BELOW_PT, units="points")
-    sent = ax.add_artist(Label(0.5, 0, "", transform=below_label, ha="center", va="top", fontsize=10, clip_on=False))
+    sent = ax.add_artist(Label(0.5, 0, "", transform=below_label, ha="center", va="top",
+                               fontsize=10, clip_on=False))
 
     def label(x, y, string, **style):   # a grid's worker and chunk numbers: images of their strings
         return ax.add_artist(Label(x, y, string, clip_on=False, **style))
@@ -291,7 +312,8 @@ def update(fig, state, n_workers, step):
         state["n"] = n
         _show_grid(state, n)
     show_step(state["rings"][n], step)
-    ax.set_title(said("Step {step} of {steps}, {phase}", step=step, steps=2 * (n - 1), phase=_phase(n, step)),
+    ax.set_title(said("Step {step} of {steps}, {phase}", step=step, steps=2 * (n - 1),
+                      phase=_phase(n, step)),
                  fontsize=10, y=1.0)
     state["title"].set_text(ax.get_title())
     state["sent"].set_text(_sent(n, step))
@@ -308,7 +330,9 @@ def make():
     def fit_steps(change):                 # the ring over N workers has 2(N-1) steps
         step.max = 2 * (change["new"] - 1)
 
-    workers.observe(fit_steps, names="value")   # before LiveFigure's own observer: the range is set first
-    every = [{"n_workers": n, "step": s} for n in N_WORKERS for s in range(2 * n - 1)]   # their titles and counts
+    # before LiveFigure's own observer: the range is set first
+    workers.observe(fit_steps, names="value")
+    # their titles and counts
+    every = [{"n_workers": n, "step": s} for n in N_WORKERS for s in range(2 * n - 1)]
     return LiveFigure(draw, {"n_workers": workers, "step": step}, figsize=(7.6, 4.2),
                       title=said("Ring all-reduce, step by step"), update=update, ahead=every)
