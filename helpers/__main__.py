@@ -18,9 +18,8 @@ COMMANDS = {
 # language layer cannot load, so the sentence is read from the same catalog with gettext alone
 # (its entry in locale/ko/LC_MESSAGES/checks.po is flagged runtime: no `say` holds it).
 NO_COURSE_PYTHON = ("This Python lacks {module}, which the course's commands need: run them with "
-                    "the course's "
-                    "Python, .venv/bin/python -m helpers {command}, after `make lab` in the "
-                    "course's folder.")
+                    "the course's Python, .venv/bin/python -m helpers {command}, after `make lab` "
+                    "in the course's folder.")
 
 
 def _no_course_python(module, command):

@@ -51,8 +51,8 @@ GPUS = {
     "A100 80GB SXM": GPU("A100 80GB SXM", 312e12, 2039e9, 40 * 2**20,
                          "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense, 2,039 GB/s HBM2e"),
     "H100 SXM": GPU("H100 SXM", 989e12, 3.35e12, 50 * 2**20,
-                    "NVIDIA H100 datasheet: 1,979 TFLOPS BF16 with sparsity (989 dense), 3.35 TB/s "
-                    "HBM3"),
+                    "NVIDIA H100 datasheet: 1,979 TFLOPS BF16 with sparsity (989 dense), 3.35 "
+                    "TB/s HBM3"),
 }
 
 

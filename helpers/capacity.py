@@ -149,7 +149,7 @@ def capacity(n_pairs_list, fractions):
     """The largest n_pairs whose pairs were all memorised (0 if none)."""
     if len(n_pairs_list) != len(fractions):
         raise ValueError(f"n_pairs_list has {len(n_pairs_list)} sizes but fractions has "
-                         f"{len(fractions)} " "values: one fraction per size")
+                         f"{len(fractions)} values: one fraction per size")
     for i, (n, f) in enumerate(zip(n_pairs_list, fractions, strict=True)):
         validate.positive_int(n, f"n_pairs_list[{i}]")
         if not 0 <= validate.non_negative_number(f, f"fractions[{i}]") <= 1:

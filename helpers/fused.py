@@ -111,13 +111,13 @@ def compile_problem(device="cpu"):
         try:
             import triton  # noqa: F401 - inductor writes Triton kernels on a GPU
         except ImportError:
-            return ("Triton is not installed, and inductor needs it on a GPU, so the compiled runs "
-                    "are skipped.")
+            return ("Triton is not installed, and inductor needs it on a GPU, so the compiled "
+                    "runs are skipped.")
         return None
     if cxx_compiler() is None:
         return ("No C++ compiler was found (inductor writes C++ on a CPU and needs g++ or "
-                "clang++), "
-                "so the compiled runs are skipped and the rest of the notebook runs eagerly.")
+                "clang++), so the compiled runs are skipped and the rest of the notebook runs "
+                "eagerly.")
     return None
 
 
@@ -157,7 +157,7 @@ def rounding_bound(x, c_fc_w, c_fc_b, c_proj_w, c_proj_b):
                          f"dimension), got shape {tuple(c_fc_w.shape)}")
     if c_proj_w.ndim != 2 or c_proj_w.shape[1] != c_fc_w.shape[0]:
         raise ValueError(f"c_proj_w should be (d_model, d_ff) with d_ff = {c_fc_w.shape[0]} "
-                         "(c_fc_w's rows), " f"got shape {tuple(c_proj_w.shape)}")
+                         f"(c_fc_w's rows), got shape {tuple(c_proj_w.shape)}")
     u = torch.finfo(torch.float32).eps / 2
 
     def gamma(n):
@@ -243,7 +243,7 @@ def swiglu_triton(gate, up):
     if not (torch.is_tensor(gate) and torch.is_tensor(up) and gate.is_cuda
             and gate.shape == up.shape):
         raise ValueError("gate and up must be CUDA tensors of one shape, got "
-                         f"{getattr(gate, 'shape', gate)} " f"and {getattr(up, 'shape', up)}")
+                         f"{getattr(gate, 'shape', gate)} and {getattr(up, 'shape', up)}")
     kernel = _triton_kernel()
     gate, up = gate.contiguous(), up.contiguous()
     out = torch.empty_like(gate)

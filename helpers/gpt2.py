@@ -73,7 +73,7 @@ def mlp_from_hf(hf_mlp):
     for part in ("c_fc", "act", "c_proj"):
         if not hasattr(hf_mlp, part):
             raise TypeError("hf_mlp must be a Hugging Face GPT2MLP (with c_fc, act and c_proj), "
-                            "got " f"{type(hf_mlp).__name__}, which has no {part}")
+                            f"got {type(hf_mlp).__name__}, which has no {part}")
     if type(hf_mlp.c_fc).__name__ != "Conv1D":
         raise TypeError(f"hf_mlp.c_fc must be GPT-2's Conv1D (weights stored (in, out)), got "
                         f"{type(hf_mlp.c_fc).__name__}: pass a Hugging Face GPT-2 block's mlp")
@@ -116,8 +116,8 @@ def choose(name=REAL):
     if wanted not in ("auto", "real", "tiny"):
         if not Path(wanted).is_dir():
             raise ModelError(f"{ENV_VAR}={wanted!r} is none of auto, real, tiny, nor a model "
-                             "folder (no folder "
-                             "is at that path). Set it to one of these, or unset it.")
+                             "folder (no folder is at that path). Set it to one of these, or "
+                             "unset it.")
         hub.check_folder(Path(wanted), ENV_VAR)
         return wanted, say("{var} names this folder", var=ENV_VAR)
     if wanted != "auto":
@@ -173,8 +173,8 @@ def _load_tiny():
         return _from_folder(str(build_tiny()))
     except Exception as err:  # noqa: BLE001
         raise ModelError(f"The tiny model's cache in {folder} cannot be loaded "
-                         f"({_first_line(err)}). Delete that "
-                         "folder and run again, or set COURSE_CACHE to another folder.") from None
+                         f"({_first_line(err)}). Delete that folder and run again, or set "
+                         "COURSE_CACHE to another folder.") from None
 
 
 def _fetch_real(name, why):
@@ -190,11 +190,10 @@ def _fetch_real(name, why):
     problem = problem or "its files are not complete in the cache after fetching"
     if os.environ.get(ENV_VAR, "").strip() == "real":
         raise ModelError(f"{ENV_VAR}=real asks for GPT-2 small, whose weights cannot be fetched: "
-                         f"{problem}. "
-                         f"Connect to the network and run again, or set {ENV_VAR}=tiny (or to a "
-                         "folder holding a " "saved GPT-2) to go on without it.")
+                         f"{problem}. Connect to the network and run again, or set {ENV_VAR}=tiny "
+                         "(or to a folder holding a saved GPT-2) to go on without it.")
     print(f"GPT-2 small's weights cannot be fetched ({problem}): this runs on the tiny model "
-          "instead " f"(set {ENV_VAR}=real to insist, or {ENV_VAR}=tiny to skip trying).")
+          f"instead (set {ENV_VAR}=real to insist, or {ENV_VAR}=tiny to skip trying).")
     return "tiny", say("GPT-2 small's weights could not be fetched")
 
 
@@ -215,9 +214,8 @@ def load(name=REAL, device=None, verbose=True):
             model, tokenizer = _from_folder(source)
         except Exception as err:  # noqa: BLE001 - transformers' words, put into a sentence
             raise ModelError(f"{ENV_VAR}={source!r} names a folder that transformers cannot load "
-                             "as a model "
-                             f"({_first_line(err)}). Save it again with save_pretrained, or set "
-                             f"{ENV_VAR}=tiny.") from None
+                             f"as a model ({_first_line(err)}). Save it again with "
+                             f"save_pretrained, or set {ENV_VAR}=tiny.") from None
     real = source == "real" or (source != "tiny" and hub.holds_gpt2_small(source))
     if real and source not in ("real", "tiny"):
         why = say("{var} names this folder, which holds GPT-2 small's trained weights", var=ENV_VAR)
@@ -242,10 +240,10 @@ def banner(model, real, why=""):
         line = say("Model: GPT-2 small with its trained weights ({shape}).", shape=shape)
     elif c.n_embd < hub.SMALL["n_embd"]:
         line = say("Model: a tiny GPT-2 with RANDOM weights ({shape}). Numbers marked (real "
-                   "weights) mean something " "only on GPT-2 small.", shape=shape)
+                   "weights) mean something only on GPT-2 small.", shape=shape)
     else:
         line = say("Model: a GPT-2 with RANDOM weights ({shape}). Numbers marked (real weights) "
-                   "mean something " "only on GPT-2 small.", shape=shape)
+                   "mean something only on GPT-2 small.", shape=shape)
     return say("{line}\nWhy this model: {why}.", line=line, why=why or say("chosen by the caller"))
 
 
@@ -269,11 +267,11 @@ def cache_dir():
         writable = os.access(folder, os.W_OK | os.X_OK)
     except OSError as err:
         raise ModelError(f"COURSE_CACHE={str(folder)!r} cannot be a folder "
-                         f"({err.strerror or err}). Set it to a "
-                         "folder you can write to, or unset it to use ~/.cache.") from None
+                         f"({err.strerror or err}). Set it to a folder you can write to, or unset "
+                         "it to use ~/.cache.") from None
     if not writable:
         raise ModelError(f"COURSE_CACHE={str(folder)!r} is a folder you cannot write to. Set it to "
-                         "one you can, " "or unset it to use ~/.cache.")
+                         "one you can, or unset it to use ~/.cache.")
     return folder
 
 
@@ -361,8 +359,8 @@ def tokens_of(tokenizer, ids):
     size = len(tokenizer) if hasattr(tokenizer, "__len__") else None
     outside = [i for i in ids if i < 0 or (size is not None and i >= size)]
     if outside:                                            # decode would give '' for it, silently
-        raise ValueError(f"ids holds {outside[0]}, which is not a token id of this tokenizer "
-                         f"(0 to {size - 1:,})" if size
+        raise ValueError(f"ids holds {outside[0]}, which is not a token id of this tokenizer (0 to "
+                         f"{size - 1:,})" if size
                          else f"ids holds {outside[0]}, a negative token id")
     return [tokenizer.decode([i]) for i in ids]
 

@@ -29,7 +29,7 @@ def hessian(X):
     validate.ndim(X, "X", 2)
     if not X.is_floating_point() or X.shape[0] == 0:
         raise ValueError("X must be floating-point calibration inputs (tokens, d_in) with at "
-                         "least one " f"token, got dtype {X.dtype}, shape {tuple(X.shape)}")
+                         f"least one token, got dtype {X.dtype}, shape {tuple(X.shape)}")
     validate.finite(X, "X")
     X = X.double()
     return 2 * X.T @ X

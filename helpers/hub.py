@@ -79,17 +79,16 @@ def check_folder(folder, setting="COURSE_GPT2"):
     said = f"{setting}={str(folder)!r}"
     if not (folder / "config.json").is_file():
         raise ModelError(f"{said} names a folder without a config.json, so it holds no saved "
-                         "model. Set "
-                         f"{setting} to a folder written by save_pretrained (the model and its "
-                         "tokenizer), or to " "tiny or real.")
+                         f"model. Set {setting} to a folder written by save_pretrained (the model "
+                         "and its tokenizer), or to tiny or real.")
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ModelError(f"{said}: its config.json cannot be read ({err}). Save the model again, "
-                         "or set " f"{setting}=tiny.") from None
+                         f"or set {setting}=tiny.") from None
     if not any((folder / w).is_file() for w in WEIGHTS):
         raise ModelError(f"{said} holds a config.json but no weights ({' or '.join(WEIGHTS[:2])}). "
-                         "Save the " f"model again with save_pretrained, or set {setting}=tiny.")
+                         f"Save the model again with save_pretrained, or set {setting}=tiny.")
     return config
 
 
@@ -230,7 +229,7 @@ def fetch(name, files=FILES):
     try:
         if not _until_stalled(download, lambda: _bytes_cached(name, constants)):
             return (f"{urlsplit(endpoint()).hostname} sent nothing for {STALL_S:g} s while "
-                    f"fetching {name}; " "the fetch was given up")
+                    f"fetching {name}; the fetch was given up")
     finally:
         constants.HF_HUB_DOWNLOAD_TIMEOUT = saved
     return box["problem"]
@@ -271,7 +270,7 @@ def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
     for value, arg in ((name, "name"), (setting, "setting")):
         if not isinstance(value, str):
             raise TypeError(f"{arg} must be a str (a Hugging Face model id; an environment "
-                            "variable), got " f"{type(value).__name__}")
+                            f"variable), got {type(value).__name__}")
     wanted = os.environ.get(setting, "auto").strip() or "auto"
     if wanted == "tiny":
         return f"{setting}=tiny"
@@ -332,5 +331,5 @@ def down_projections(model):
     if hasattr(body, "layers"):
         return [layer.mlp.down_proj for layer in body.layers]
     raise TypeError("model must be a GPT-2, OPT or Llama-style model (its layers in "
-                    ".transformer.h, "
-                    f".model.decoder.layers or .model.layers), got {type(model).__name__}")
+                    ".transformer.h, .model.decoder.layers or .model.layers), got "
+                    f"{type(model).__name__}")

@@ -60,8 +60,7 @@ class FactModel(nn.Module):
             low, high = (int(v) for v in torch.aminmax(idx))
             if low < 0 or high >= self.config.vocab_size:
                 raise ValueError(f"idx holds word id {low if low < 0 else high} but the vocabulary "
-                                 "has "
-                                 f"{self.config.vocab_size} words (ids 0 to "
+                                 f"has {self.config.vocab_size} words (ids 0 to "
                                  f"{self.config.vocab_size - 1})")
         if idx.shape[1] > self.config.n_ctx:
             raise ValueError(f"idx has {idx.shape[1]} positions but the model has "
@@ -167,9 +166,9 @@ def rome_update(W, keys, values, C):
     d_model, d_ff = W.shape
     if K.shape[0] != d_ff or C.shape != (d_ff, d_ff) or V.shape != (d_model, K.shape[1]):
         raise ValueError(f"W is (d_model, d_ff) = {tuple(W.shape)}, so keys must be ({d_ff},) or "
-                         f"({d_ff}, r), "
-                         f"values ({d_model},) or ({d_model}, r) and C ({d_ff}, {d_ff}); got keys "
-                         f"{tuple(keys.shape)}, values {tuple(values.shape)}, C {tuple(C.shape)}")
+                         f"({d_ff}, r), values ({d_model},) or ({d_model}, r) and C ({d_ff}, "
+                         f"{d_ff}); got keys {tuple(keys.shape)}, values {tuple(values.shape)}, C "
+                         f"{tuple(C.shape)}")
     C_inv_K = torch.linalg.solve(C, K)                              # C^-1 K, without forming C^-1
     residual = V - W @ K                                            # what each key still lacks
     return W + residual @ torch.linalg.solve(K.T @ C_inv_K, C_inv_K.T)
@@ -220,7 +219,7 @@ def make_prompts(vocab, templates, fact_rows=None, answers=None):
     validate.instance_of(vocab, "vocab", Vocab)
     if isinstance(templates, str):
         raise TypeError("templates must be a list of phrasings such as facts.TRAIN_TEMPLATES, got "
-                        "the " f"string {templates!r}; wrap one in a list: [template]")
+                        f"the string {templates!r}; wrap one in a list: [template]")
     if not templates:
         raise ValueError(f"templates must hold at least one phrasing, got {templates!r}")
     rows = range(len(facts.FACTS)) if fact_rows is None else fact_rows
@@ -256,7 +255,7 @@ def answer_logits(logits, prompts):
     validate.ndim(logits, "logits", 3)
     if logits.shape[0] != len(prompts.last):
         raise ValueError(f"logits has {logits.shape[0]} rows but prompts holds {len(prompts.last)} "
-                         "prompts: " "pass the logits of model(prompts.idx)")
+                         "prompts: pass the logits of model(prompts.idx)")
     rows = torch.arange(len(prompts.last), device=logits.device)
     return logits[rows, prompts.last.to(logits.device)]
 

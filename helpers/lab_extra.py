@@ -14,9 +14,8 @@ from helpers.language import say
 # what the lab extra adds for GPT-2
 LAB = ("transformers", "tokenizers", "huggingface_hub", "safetensors")
 NO_LAB = ("This install of the course lacks {modules}, which GPT-2 from Hugging Face needs: "
-          "install the course's "
-          "lab extra, pip install \"inside-transformer-mlp[lab]\" (in the course's folder: make "
-          "lab), then restart " "the kernel.")
+          "install the course's lab extra, pip install \"inside-transformer-mlp[lab]\" (in the "
+          "course's folder: make lab), then restart the kernel.")
 
 
 class MissingExtra(ImportError):

@@ -168,8 +168,8 @@ def catalog(language):
     path = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.mo"
     if not path.is_file():
         raise FileNotFoundError(f"the {LANGUAGES[language]} catalog {path} is missing: in a clone "
-                                "of the "
-                                "course run `make` (it compiles locale/ko/LC_MESSAGES/checks.po)")
+                                "of the course run `make` (it compiles "
+                                "locale/ko/LC_MESSAGES/checks.po)")
     with path.open("rb") as fp:
         return Messages(gettext.GNUTranslations(fp))
 

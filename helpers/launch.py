@@ -115,8 +115,8 @@ def class_specs(classes):
             raise TypeError(f"allow must list classes, got {cls!r}")
         if cls.__module__ in (None, "__main__") or "<locals>" in cls.__qualname__:
             raise TypeError(f"the class {cls.__qualname__} is defined in a notebook cell or a "
-                            "function: the "
-                            "workers can only load classes from a module they can import")
+                            "function: the workers can only load classes from a module they can "
+                            "import")
         specs.append({"module": cls.__module__, "name": cls.__qualname__,
                       "file": getattr(sys.modules.get(cls.__module__), "__file__", None)})
     return specs
@@ -132,9 +132,8 @@ def safe_load(path, classes, what="a payload"):
         found = re.search(r"GLOBAL ([\w.]+)", str(err))
         name = found.group(1) if found else "an object"
         raise TypeError(f"{what} holds {name}, which the workers do not load: files between the "
-                        "kernel and "
-                        "its workers hold tensors, numbers, strings, lists and dicts, and the "
-                        "classes named " "in launch(..., allow=[...])") from None
+                        "kernel and its workers hold tensors, numbers, strings, lists and dicts, "
+                        "and the classes named in launch(..., allow=[...])") from None
 
 
 def peak_memory_bytes():

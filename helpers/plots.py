@@ -114,8 +114,8 @@ def use_hangul_font():
     files = hangul_font_files()
     if not files:
         raise FileNotFoundError("the Korean edition's figures need the package "
-                                f"{HANGUL_FONT_PACKAGE} "
-                                f"(its {HANGUL_FONT} font): pip install {HANGUL_FONT_PACKAGE}")
+                                f"{HANGUL_FONT_PACKAGE} (its {HANGUL_FONT} font): pip install "
+                                f"{HANGUL_FONT_PACKAGE}")
     known = {font.fname for font in font_manager.fontManager.ttflist}
     for path in files:
         if path not in known:
@@ -132,7 +132,8 @@ class _Mode(str):
     style sheet (notebooks/rise.css) looks for to switch RISE's slides to projector mode."""
 
     def _repr_html_(self):
-        mark = f'<span class="{PROJECTOR_MARK}" hidden></span>' if self.startswith("projector mode "
+        mark = f'<span class="{PROJECTOR_MARK}" hidden></span>' if self.startswith("projector "
+                                                                                   "mode "
                                                                                    "on") else ""
         return f"{mark}<pre>{self}</pre>"
 

@@ -106,9 +106,8 @@ def dequantize(q, scale):
     bad = ~((scale > 0) & torch.isfinite(scale))                      # 0, negative, NaN or inf
     if bool(bad.any()):
         raise ValueError("scale must be finite and > 0, as quantize makes it (absmax / levels, or "
-                         "1 "
-                         f"for an all-zero group), got {float(scale[bad][0])} in {int(bad.sum())} "
-                         "of " f"its {scale.numel()} entries")
+                         f"1 for an all-zero group), got {float(scale[bad][0])} in "
+                         f"{int(bad.sum())} of its {scale.numel()} entries")
     rows, n_groups = scale.shape
     if rows not in (1, q.shape[0]) or n_groups < 1 or q.numel() % (rows * n_groups):
         raise ValueError(f"scale has shape {tuple(scale.shape)}, which fits no grouping of q "
@@ -298,8 +297,8 @@ def int8_copy(mlp):
         mlp = nn.Sequential(OrderedDict(c_fc=mlp.c_fc, act=mlp.act, c_proj=mlp.c_proj))
     if not isinstance(mlp, nn.Sequential):
         raise TypeError("mlp must be an nn.Sequential or a helpers.ffn.FFN, got "
-                        f"{type(mlp).__name__}"
-                        "; for another module, replace its nn.Linear layers by Int8Linear(layer)")
+                        f"{type(mlp).__name__}; for another module, replace its nn.Linear layers "
+                        "by Int8Linear(layer)")
     return nn.Sequential(OrderedDict(
         (name, Int8Linear(m) if isinstance(m, nn.Linear) else copy.deepcopy(m))
         for name, m in mlp.named_children()))

@@ -39,8 +39,8 @@ class SparseAutoencoder(nn.Module):
         # drawn in float64, then copied into the weights' dtype
         validate.affordable(n_features * (d_in + d_out)
                             * (8 + torch.empty((), dtype=dtype).element_size()),
-                            f"a {type(self).__name__} of {n_features:,} features on "
-                            f"{d_in:,} inputs")
+                            f"a {type(self).__name__} of {n_features:,} features on {d_in:,} "
+                            "inputs")
         W_dec = torch.randn(d_out, n_features, generator=generator, dtype=torch.float64)
         # unit columns: one direction per feature
         W_dec = W_dec / W_dec.norm(dim=0)
@@ -139,7 +139,7 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator
     inputs, targets = _data(inputs, "inputs"), _data(targets, "targets")
     if targets.shape != (len(inputs), module.W_dec.shape[0]):
         raise ValueError(f"targets must have shape ({len(inputs)}, {module.W_dec.shape[0]}): one "
-                         "row per " f"input, the decoder's width; got {tuple(targets.shape)}")
+                         f"row per input, the decoder's width; got {tuple(targets.shape)}")
     l1_coeff = validate.non_negative_number(l1_coeff, "l1_coeff")
     steps = validate.positive_int(steps, "steps")
     lr = validate.positive_number(lr, "lr")

@@ -40,7 +40,7 @@ def projections(mlp):
     if isinstance(mlp, GatedMLP):
         return mlp.gate_proj, mlp.up_proj, mlp.down_proj
     raise TypeError("mlp must be an FFN (c_fc, c_proj) or a GatedMLP (gate_proj, up_proj, "
-                    "down_proj), " f"got {type(mlp).__name__}")
+                    f"down_proj), got {type(mlp).__name__}")
 
 
 class Layout(NamedTuple):
@@ -148,7 +148,7 @@ def decode_times(offs, d_model=768, d_ff=3072, weight_bytes=256 * 2**20, rounds=
     weight_bytes = validate.positive_int(weight_bytes, "weight_bytes")
     if weight_bytes > 2 * 2**30:
         raise ValueError(f"weight_bytes is {weight_bytes:,}; keep it under 2 GiB (256 MiB already "
-                         "leaves a " "laptop's cache)")
+                         "leaves a laptop's cache)")
     g = torch.Generator().manual_seed(validate.non_negative_int(seed, "seed"))
     one = 4 * (2 * d_model * d_ff + d_ff + d_model)
     copies = [_random_ffn(d_model, d_ff, g) for _ in range(max(1, -(-weight_bytes // one)))]

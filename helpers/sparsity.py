@@ -88,7 +88,7 @@ def record_mlps(model, idx, mlps=None):
     """
     if mlps is None and not hasattr(model, "blocks"):
         raise TypeError("model must have .blocks, each with an .mlp (kv_memory.load()'s "
-                        "FactModel), or pass " f"mlps=[...]; got {type(model).__name__}")
+                        f"FactModel), or pass mlps=[...]; got {type(model).__name__}")
     mlps = [block.mlp for block in model.blocks] if mlps is None else list(mlps)
     for mlp in mlps:
         # an FFN or a GatedMLP, else TypeError
@@ -114,12 +114,12 @@ def _indices(active, d_ff, name="active"):
     if active.dtype == torch.bool:
         if active.shape[0] != d_ff:
             raise ValueError(f"{name} is a mask of {active.shape[0]} entries but the MLP has "
-                             f"d_ff={d_ff} " "hidden units: one entry per unit")
+                             f"d_ff={d_ff} hidden units: one entry per unit")
         _not_empty(active.sum(), d_ff, name)
         return active.nonzero().flatten()
     if active.is_floating_point() or active.is_complex():
         raise TypeError(f"{name} must be a bool mask ({d_ff},) or integer unit indices (k,), got "
-                        "dtype " f"{active.dtype}")
+                        f"dtype {active.dtype}")
     _not_empty(active.numel(), d_ff, name)
     if active.min() < 0 or active.max() >= d_ff:
         bad = int(active.min()) if active.min() < 0 else int(active.max())
@@ -135,9 +135,8 @@ def _not_empty(k, d_ff, name):
     for too much."""
     if int(k) == 0:
         raise ValueError(f"{name} is empty: expected at least 1 of the d_ff={d_ff} units active, "
-                         "got 0. With "
-                         "every unit off the MLP's output is the down-projection's bias alone; "
-                         "lower the threshold, " "or use that bias directly")
+                         "got 0. With every unit off the MLP's output is the down-projection's "
+                         "bias alone; lower the threshold, or use that bias directly")
 
 
 def sparse_mlp(x, mlp, active):
@@ -158,9 +157,8 @@ def sparse_mlp(x, mlp, active):
     if active.ndim == 2:
         if x.ndim != 2 or active.shape != (len(x), layout.d_ff) or active.dtype != torch.bool:
             raise ValueError("a 2-D active must be a bool mask (T, d_ff) for x (T, d_model), here "
-                             f"({len(x)}, "
-                             f"{layout.d_ff}) for x {tuple(x.shape)}; got {active.dtype} "
-                             f"{tuple(active.shape)}")
+                             f"({len(x)}, {layout.d_ff}) for x {tuple(x.shape)}; got "
+                             f"{active.dtype} {tuple(active.shape)}")
         empty = (~active.any(1)).nonzero().flatten()
         if len(empty):
             # that token would read nothing
@@ -216,7 +214,7 @@ def firing_frequency(active):
                         f"{tuple(active.shape)}")
     if active.numel() == 0:
         raise ValueError(f"active holds no token (shape {tuple(active.shape)}): a unit's firing "
-                         "frequency is a share " "of tokens, and needs at least one")
+                         "frequency is a share of tokens, and needs at least one")
     return active.reshape(-1, active.shape[-1]).double().mean(0)
 
 
@@ -226,15 +224,15 @@ def hot_units(frequency, share=0.8):
     validate.ndim(validate.tensor(frequency, "frequency"), "frequency", 1)
     if not frequency.is_floating_point() or len(frequency) == 0:
         raise TypeError("frequency must be shares of tokens (d_ff,), from firing_frequency, got "
-                        f"{frequency.dtype} " f"{tuple(frequency.shape)}")
+                        f"{frequency.dtype} {tuple(frequency.shape)}")
     _finite(frequency, "frequency", "a unit's share of tokens is a number from 0 to 1")
     if frequency.min() < 0 or frequency.max() > 1:
         bad = float(frequency.min() if frequency.min() < 0 else frequency.max())
         raise ValueError(f"frequency holds {bad:g}; each unit's frequency is a share of tokens, "
                          "from 0 to 1")
     if frequency.sum() == 0:
-        raise ValueError("frequency is 0 for every unit: no unit fired, so there are no firings to "
-                         "share")
+        raise ValueError("frequency is 0 for every unit: no unit fired, so there are no firings "
+                         "to share")
     share = validate.positive_number(share, "share")
     if share > 1:
         raise ValueError(f"share is a fraction of all firings, above 0 and at most 1, got {share}")
@@ -248,7 +246,7 @@ def calibrate_threshold(values, share):
     validate.tensor(values, "values")
     if values.numel() == 0:
         raise ValueError(f"values is empty (shape {tuple(values.shape)}): a threshold is "
-                         "calibrated on a sample of " "values, at least one")
+                         "calibrated on a sample of values, at least one")
     _finite(values, "values", "a threshold calibrated on them would be NaN or switch off nothing")
     k = int(_fraction(share, "share", "of the values to switch off") * values.numel())
     return values.abs().flatten().sort().values[k - 1].item() if k else 0.0
@@ -268,7 +266,7 @@ def relative_error(approx, exact):
     if len(zero):
         where = tuple(int(i) for i in zero[0])
         raise ValueError(f"exact is all zeros for token {where[0] if len(where) == 1 else where}: "
-                         "an error " "relative to it is undefined")
+                         "an error relative to it is undefined")
     return torch.linalg.vector_norm(approx - exact, dim=-1) / norm
 
 

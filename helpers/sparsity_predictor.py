@@ -56,8 +56,8 @@ class LowRankPredictor(nn.Module):
         validate.tensor(active, "active")
         if active.dtype != torch.bool or active.shape != (len(x), self.to_units.out_features):
             raise ValueError(f"active must be a bool mask (N, d_ff) = ({len(x)}, "
-                             f"{self.to_units.out_features}), "
-                             f"one row per input, got {active.dtype} {tuple(active.shape)}")
+                             f"{self.to_units.out_features}), one row per input, got "
+                             f"{active.dtype} {tuple(active.shape)}")
         steps, lr = validate.positive_int(steps, "steps"), validate.positive_number(lr, "lr")
         self.to(device=x.device, dtype=x.dtype)
         target = active.to(x.dtype)

@@ -107,7 +107,7 @@ def table(args):
         return 1
     if not records:
         _out(language.translate(say("No progress recorded in {path} yet: run an exercise's check "
-                                    "in a notebook, " "then ask again.", path=where), lang))
+                                    "in a notebook, then ask again.", path=where), lang))
         return 1
     records.sort(key=lambda r: str(r.get("time", "")))
     data = study.table(records)
@@ -127,8 +127,7 @@ def merge(args):
         for note in notes:
             _out(language.translate(note, lang))
         _out(language.translate(say("no progress files to merge: give each member's "
-                                    "course-progress.jsonl, or a "
-                                    "folder that holds them."), lang))
+                                    "course-progress.jsonl, or a folder that holds them."), lang))
         return 1
     data = {**study_group.report(members, notes, lang), "files": len(paths)}
     _out(json.dumps(data, ensure_ascii=False, indent=1) if args.json
@@ -139,7 +138,7 @@ def merge(args):
         Path(args.html).write_text(study_page.page(data), encoding="utf-8")
     except OSError as err:
         _out(language.translate(say("The page could not be written to {path} ({reason}); the "
-                                    "report above is " "all there is.", path=shown(args.html, 200),
+                                    "report above is all there is.", path=shown(args.html, 200),
                                     reason=err.strerror or type(err).__name__), lang))
         return 1
     if not args.json:

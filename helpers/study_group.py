@@ -76,8 +76,7 @@ def load(paths):
         versions = sorted({shown(r.get("course"), 20) for r in records} - {helpers.__version__})
         if versions:
             notes.append(say("{name}: records from course version {version} (this is {current}); "
-                             "exercises are "
-                             "matched by notebook and number.", name=label,
+                             "exercises are matched by notebook and number.", name=label,
                              version=", ".join(versions[:3]), current=helpers.__version__))
         learner = next((str(r["learner"]) for r in records if r.get("learner")), None)
         korean = path.name == recording.FILE_NAME and path.resolve().parent.name == "ko"

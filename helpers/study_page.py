@@ -31,10 +31,10 @@ def chart(data, lang):
     rows = [(nb["number"], row) for nb in data["notebooks"] for row in nb["exercises"]]
     members = max(len(data["members"]), 1)
     height = ROW * len(rows) + 40
-    title = language.translate(say("Members who finished each exercise (light: tried, not finished "
-                                   "yet)"), lang)
+    title = language.translate(say("Members who finished each exercise (light: tried, not "
+                                   "finished yet)"), lang)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{LABEL + BAR + 60}" '
-             f'height="{height}" ' f'aria-label="{escape(title)}"><title>{escape(title)}</title>']
+             f'height="{height}" aria-label="{escape(title)}"><title>{escape(title)}</title>']
     for i, (number, row) in enumerate(rows):
         y = 10 + i * ROW
         label = f"{number} · " + language.translate(row["title"], lang)
@@ -42,7 +42,7 @@ def chart(data, lang):
         done, tried = BAR * row["done"] / members, BAR * row["attempted"] / members
         parts.append(f'<text x="{LABEL - 6}" y="{y + 14}" text-anchor="end">{escape(label)}</text>')
         parts.append(f'<rect class="done" x="{LABEL}" y="{y + 2}" width="{done:.1f}" '
-                     f'height="{ROW - 6}" ' f'fill="{DONE}"/>')
+                     f'height="{ROW - 6}" fill="{DONE}"/>')
         parts.append(f'<rect class="tried" x="{LABEL + done:.1f}" y="{y + 2}" width="{tried:.1f}" '
                      f'height="{ROW - 6}" fill="{TRIED}"/>')
         parts.append(f'<text x="{LABEL + done + tried + 6:.1f}" y="{y + 14}">{row["done"]}</text>')

@@ -53,8 +53,8 @@ def split_gated(mlp, n_workers):
         raise TypeError(f"mlp must be a helpers.gated.GatedMLP (gate_proj, up_proj, down_proj), "
                         f"got {type(mlp).__name__}")
     if any(m.bias is not None for m in (mlp.gate_proj, mlp.up_proj, mlp.down_proj)):
-        raise ValueError("mlp must have no biases (Llama's MLP has none; these shards hold weights "
-                         "only), " "got a GatedMLP built with bias=True")
+        raise ValueError("mlp must have no biases (Llama's MLP has none; these shards hold "
+                         "weights only), got a GatedMLP built with bias=True")
     n_workers = validate.positive_int(n_workers, "n_workers")
     if mlp.d_ff % n_workers:
         raise ValueError(f"n_workers must divide d_ff = {mlp.d_ff}, got {n_workers}")
@@ -122,8 +122,7 @@ def peak_memory_summary(results, expected_below=0.5e9):
     if max(peaks) <= expected_below:
         return said("each worker's memory peaked below {limit:.1f} GB", limit=expected_below / 1e9)
     return said("a worker's memory peaked at {peak:.2f} GB, above the {limit:.1f} GB the text "
-                "expects "
-                "(a torch built for CUDA loads more)", peak=max(peaks) / 1e9,
+                "expects (a torch built for CUDA loads more)", peak=max(peaks) / 1e9,
                 limit=expected_below / 1e9)
 
 
@@ -250,7 +249,7 @@ def engine_missing():
         from torch.distributed.tensor.parallel import parallelize_module  # noqa: F401
     except ImportError:
         return (f"This torch ({torch.__version__.split('+')[0]}) is older than 2.5, the first to "
-                "make " "torch.distributed.tensor public, so this section is skipped.")
+                "make torch.distributed.tensor public, so this section is skipped.")
     return None
 
 

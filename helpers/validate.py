@@ -226,13 +226,12 @@ def matches_weight(x, weight, module, name="x"):
     """Require x on the device and in the dtype of a module's weight (autocast may mix dtypes)."""
     if x.device != weight.device:
         raise ValueError(f"{name} is on {x.device} but this {module}'s weights are on "
-                         f"{weight.device}; "
-                         f"move one: {name}.to({str(weight.device)!r}) or "
+                         f"{weight.device}; move one: {name}.to({str(weight.device)!r}) or "
                          f"module.to({str(x.device)!r})")
     if x.dtype != weight.dtype and not _autocast_on(x.device.type):
         raise TypeError(f"{name} has dtype {x.dtype} but this {module}'s weights are "
-                        f"{weight.dtype}; "
-                        f"convert one: {name}.to({weight.dtype}) or module.to({x.dtype})")
+                        f"{weight.dtype}; convert one: {name}.to({weight.dtype}) or "
+                        f"module.to({x.dtype})")
 
 
 def model_input(x, d_model, module, weight=None, dims=None):
@@ -251,7 +250,7 @@ def model_input(x, d_model, module, weight=None, dims=None):
                          "number)")
     if dims is not None and len(shape) != dims:
         raise ValueError(f"x must be a {dims}-D tensor (B, T, d_model={d_model}) for this "
-                         f"{module}, " f"got shape {tuple(shape)}")
+                         f"{module}, got shape {tuple(shape)}")
     if shape[-1] != d_model:
         raise ValueError(f"x has last dimension {shape[-1]} but this {module} expects "
                          f"d_model={d_model}")
@@ -285,17 +284,16 @@ def hook_output(result, output, module):
         return result
     if not isinstance(result, torch.Tensor):
         raise TypeError(f"a forward hook on {module} returned {type(result).__name__}; it must "
-                        "return "
-                        "None (keep the output) or a tensor of the output's shape "
+                        "return None (keep the output) or a tensor of the output's shape "
                         f"{tuple(output.shape)}")
     if result.shape != output.shape:
         raise ValueError(f"a forward hook on {module} returned shape {tuple(result.shape)} but the "
                          f"output it replaces has shape {tuple(output.shape)}; change a copy of "
-                         "the " "output (out = output.clone(); out[..., i] = 0; return out)")
+                         "the output (out = output.clone(); out[..., i] = 0; return out)")
     if result.dtype != output.dtype or result.device != output.device:
         raise TypeError(f"a forward hook on {module} returned a {result.dtype} tensor on "
-                        f"{result.device} "
-                        f"but the output it replaces is {output.dtype} on {output.device}")
+                        f"{result.device} but the output it replaces is {output.dtype} on "
+                        f"{output.device}")
     return result
 
 
@@ -304,7 +302,7 @@ def index(value, name, n):
     end."""
     if not _whole(value) or not -n <= value < n:
         raise ValueError(f"{name} must be a whole number from 0 to {n - 1} (or -{n} to -1 from the "
-                         "end), " f"got {value!r}")
+                         f"end), got {value!r}")
     return int(value)
 
 
@@ -322,5 +320,4 @@ def affordable(n_bytes, what):
     total = memory_bytes()
     if n_bytes > total / 2:
         raise ValueError(f"{what} would need about {n_bytes / 2**30:,.1f} GiB of memory, more than "
-                         "half of this "
-                         f"machine's {total / 2**30:,.0f} GiB; choose smaller sizes")
+                         f"half of this machine's {total / 2**30:,.0f} GiB; choose smaller sizes")

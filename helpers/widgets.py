@@ -30,7 +30,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Shown above the controls until a redraw happens: a stored notebook's sliders move without a
 # kernel.
 NEEDS_KERNEL = ("These controls need a running kernel: run this cell (Shift+Enter), then move "
-                "them. " "Until then they move and the figure stays as it was stored.")
+                "them. Until then they move and the figure stays as it was stored.")
 SHARP_AFTER_S = 0.4     # after the last move, the draft is replaced by the sharp image
 MAX_HEIGHT_PX = 400     # the figure's height on screen: controls and figure fit a 1280x720 screen
 # In projector mode the style below sizes the figure to the window; drawn this tall, a 1080p
@@ -94,11 +94,9 @@ def changed_artists(fig, changed):
         if parent is None or parent.figure is not fig or not any(artist is c
                                                                  for c in parent.get_children()):
             raise ValueError(f"update returned {artist!r}, which is drawn as part of another "
-                             "artist "
-                             "(a legend's text, a tick label) or not in this figure: return "
-                             "artists "
-                             "of an Axes (ax.lines, ax.texts, ax.title) or of the figure, or None "
-                             "to " f"redraw everything")
+                             "artist (a legend's text, a tick label) or not in this figure: "
+                             "return artists of an Axes (ax.lines, ax.texts, ax.title) or of the "
+                             "figure, or None to redraw everything")
     return sorted(artists, key=lambda a: a.get_zorder())
 
 
@@ -244,7 +242,7 @@ class LiveFigure:
             unknown = set(setting) - set(self.controls)
             if unknown:
                 raise ValueError(f"ahead names {sorted(unknown)}, which are not controls of this "
-                                 "figure " f"({list(self.controls)})")
+                                 f"figure ({list(self.controls)})")
             for artist in self.update(self.figure, self._state, **{**current, **setting}) or []:
                 if hasattr(artist, "store"):
                     artist.store(renderer)

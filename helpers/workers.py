@@ -58,20 +58,18 @@ def _check_private(path):
     found = os.lstat(path)
     if not stat.S_ISDIR(found.st_mode):
         raise WorkerError(f"The workers' folder {path} is not a folder (a link or a file is in its "
-                          "place): " "remove it, then run again.")
+                          "place): remove it, then run again.")
     if not hasattr(os, "getuid"):   # Windows: the temporary folder is the user's own
         return
     if found.st_uid != os.getuid():
         raise WorkerError(f"The workers' folder {path} belongs to user {found.st_uid}, not to you "
-                          "(user "
-                          f"{os.getuid()}): whoever made it could put files where your workers "
-                          "read them. "
-                          "Remove it (as its owner or root), or set TMPDIR to a folder of your "
-                          "own, then run again.")
+                          f"(user {os.getuid()}): whoever made it could put files where your "
+                          "workers read them. Remove it (as its owner or root), or set TMPDIR to "
+                          "a folder of your own, then run again.")
     if found.st_mode & 0o077:
         raise WorkerError(f"The workers' folder {path} is open to other users (mode "
                           f"{stat.S_IMODE(found.st_mode):o}); it must be yours alone (700). Remove "
-                          "it, or run " f"`chmod 700 {path}`, then run again.")
+                          f"it, or run `chmod 700 {path}`, then run again.")
 
 
 def die_with_parent():

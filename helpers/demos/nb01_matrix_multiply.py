@@ -28,8 +28,8 @@ TITLES = {(False,
            False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, shared "
                        "by all {T} tokens"),
           (True,
-           True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, shared by "
-                      "all {T} token")}
+           True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, shared "
+                      "by all {T} token")}
 
 
 def _cells(ax, values, left, top, fill, numbers=True):

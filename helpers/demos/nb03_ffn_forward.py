@@ -65,8 +65,8 @@ def _numbers(d_model, expansion, activation, lang):
     return {
         "widths": [d_model, d_ff, d_ff, d_model],
         "names": ["x", "x @ W1 + b1", activation, "out"],
-        "left_title": said("d_ff = {expansion} x {d_model} = {d_ff:,}\n{params:,} parameters, "
-                           "{flops:,} FLOPs per token",
+        "left_title": said("d_ff = {expansion} x {d_model} = {d_ff:,}\n"
+                           "{params:,} parameters, {flops:,} FLOPs per token",
                            expansion=expansion, d_model=d_model, d_ff=d_ff, params=params,
                            flops=flops),
         "before": h[shown], "after": a[shown], "span": [h[0], h[-1]],

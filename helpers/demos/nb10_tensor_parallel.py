@@ -74,8 +74,8 @@ def dataflow(n_workers=2, T="T"):
     ax.set_xlim(-0.1, 11.3)
     ax.set_ylim(-0.6, n_workers - 0.4)
     fig.suptitle(said("{n_workers} workers: each turns x into a full-size partial output from its "
-                      "own "
-                      "hidden units;\none all-reduce adds them up", n_workers=n_workers),
+                      "own hidden units;\n"
+                      "one all-reduce adds them up", n_workers=n_workers),
                  fontsize=11)
     return fig
 
@@ -105,9 +105,8 @@ def rows_dataflow(n_workers=2, T="T"):
     ax.set_xlim(-0.1, 11.2)
     ax.set_ylim(-0.6, n_workers - 0.4)
     fig.suptitle(said("W1 cut by rows: each worker holds only part of every pre-activation, and "
-                      "GELU needs "
-                      "the whole sum,\nso an all-reduce of (T, d_ff) comes before GELU and a "
-                      "second one after W2"),
+                      "GELU needs the whole sum,\n"
+                      "so an all-reduce of (T, d_ff) comes before GELU and a second one after W2"),
                  fontsize=11)
     return fig
 
@@ -249,10 +248,9 @@ def ring_steps(n_workers=3):
         ax.set_xlabel(said("chunk c"), labelpad=16)
         ax.set_ylabel(said("worker r"), labelpad=12)
     fig.suptitle(said("A ring all-reduce over {n} workers: {steps} reduce-scatter steps leave one "
-                      "complete chunk "
-                      "(framed) on each worker,\n{steps} all-gather steps pass those around; every "
-                      "worker sends "
-                      "one chunk per step, 2({n}-1)/{n} of its buffer in all", n=n, steps=n - 1),
+                      "complete chunk (framed) on each worker,\n"
+                      "{steps} all-gather steps pass those around; every worker sends one chunk "
+                      "per step, 2({n}-1)/{n} of its buffer in all", n=n, steps=n - 1),
                  fontsize=11)
     fig.subplots_adjust(left=0.07, right=0.99, top=0.74, bottom=0.14, wspace=0.25)
     return fig
@@ -275,8 +273,8 @@ def draw(fig, n_workers, step):
     Returns what `update` changes."""
     ax = fig.add_subplot(1, 1, 1)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)
-    ax.set_xlabel(said("chunk of the buffer (stripes: whose numbers it holds; framed: the complete "
-                       "sum)"), labelpad=16)
+    ax.set_xlabel(said("chunk of the buffer (stripes: whose numbers it holds; framed: the "
+                       "complete sum)"), labelpad=16)
     ax.set_ylabel(said("worker r"), labelpad=16)
     # A second line under the x label (which ends 27 points below the axes): what each worker has
     # sent.

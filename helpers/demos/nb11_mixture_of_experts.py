@@ -48,8 +48,7 @@ def _routing(n_experts, top_k, temperature, skew):
 def _title(n_experts, top_k, counts, fair, capacity):
     dropped = int(np.clip(counts - capacity, 0, None).sum())
     return said("top-{k} of {n_experts}: busiest expert {busiest:.2f}x fair; {dropped:,} of "
-                "{assigned:,} "
-                "assignments past capacity", k=top_k, n_experts=n_experts,
+                "{assigned:,} assignments past capacity", k=top_k, n_experts=n_experts,
                 busiest=counts.max() / fair, dropped=dropped, assigned=N_TOKENS * top_k)
 
 

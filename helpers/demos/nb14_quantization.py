@@ -96,8 +96,8 @@ def _show(artists, bits, grouping):
                                                                      say("groups of {size}",
                                                                          size=grouping))
     artists["title"].set_text(said("{bits} bits, {where}: weight error {w_err:.0%}, output error "
-                                   "{out_err:.0%}, "
-                                   "recall {recall:.0%}", bits=bits, where=where, w_err=w_err,
+                                   "{out_err:.0%}, recall "
+                                   "{recall:.0%}", bits=bits, where=where, w_err=w_err,
                                    out_err=out_err, recall=recall))
     return [artists["levels"], artists["title"]]
 

@@ -48,8 +48,8 @@ def _bytes(model, T, dtype):
 
 def _title(model, T, dtype, measured):
     weights, eager, fused = _bytes(model, T, dtype)
-    text = said("T = {T:,}, {dtype}: between the matmuls, one kernel per op moves\n{eager:.2g}x "
-                "the weights' bytes, " "fused {fused:.2g}x",
+    text = said("T = {T:,}, {dtype}: between the matmuls, one kernel per op moves\n"
+                "{eager:.2g}x the weights' bytes, fused {fused:.2g}x",
                 T=T, dtype=dtype, eager=eager / weights, fused=fused / weights)
     times = measured.get(T) if model.startswith("GPT-2") and dtype == "float32" else None
     if times:

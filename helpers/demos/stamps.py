@@ -232,8 +232,8 @@ class FollowingTickLabels:
                 if low - close <= loc <= high + close]
         if len(kept) > len(self.labels):
             raise ValueError(f"the axis shows {len(kept)} ticks, more than the {len(self.labels)} "
-                             "Labels "
-                             f"made for it: make FollowingTickLabels(axis, most={len(kept)})")
+                             "Labels made for it: make FollowingTickLabels(axis, "
+                             f"most={len(kept)})")
         self.axis.set_ticks([loc for loc, _ in kept], [""] * len(kept))
         self.axis.set_view_interval(*view, ignore=True)   # set_ticks may widen it by the rounding
         for label, (loc, text) in zip(self.labels[:len(kept)], kept, strict=True):

@@ -74,9 +74,8 @@ class Breakdown:
 
 def _family(config):
     if "model_type" not in config:
-        raise ConfigError("config lacks the field 'model_type' (which model family it is); "
-                          "every Hugging Face config.json names one, e.g. "
-                          "\"model_type\": \"llama\"")
+        raise ConfigError("config lacks the field 'model_type' (which model family it is); every "
+                          "Hugging Face config.json names one, e.g. \"model_type\": \"llama\"")
     kind = config.get("model_type")
     if isinstance(kind, str) and kind in FAMILIES:
         return FAMILIES[kind]
@@ -177,8 +176,8 @@ def format_table(b):
     """The breakdown as a text table: component, parameters, share of the total."""
     validate.instance_of(b, "b", Breakdown, "(from count_params)")
     shape = ("{name} ({model_type}, weights only): d_model={d_model:,} d_ff={d_ff:,} "
-             "n_layers={n_layers} "
-             "heads={heads} kv_heads={kv_heads} vocab={vocab:,}" if b.weights_only else
+             "n_layers={n_layers} heads={heads} kv_heads={kv_heads} "
+             "vocab={vocab:,}" if b.weights_only else
              "{name} ({model_type}, exact): d_model={d_model:,} d_ff={d_ff:,} n_layers={n_layers} "
              "heads={heads} kv_heads={kv_heads} vocab={vocab:,}")
     # the columns' headers

@@ -45,7 +45,7 @@ class Fields:
         if isinstance(value, bool) or not isinstance(value,
                                                      int) or not minimum <= value <= MAX_COUNT:
             raise ConfigError(f"config field {key!r} ({meaning}) must be a whole number from "
-                              f"{minimum} " f"to {MAX_COUNT:,}, got {shown(value)}")
+                              f"{minimum} to {MAX_COUNT:,}, got {shown(value)}")
         return value
 
     def flag(self, name, meaning, default):
