@@ -1,5 +1,4 @@
-"""Start N worker processes joined by torch.distributed, collect what each returns, leave nothing
-behind.
+"""Start N workers joined by torch.distributed, collect what each returns, leave nothing behind.
 
     results = launch(task, payloads)   # task(rank, world_size, payloads[rank],
                                        # device) in each worker

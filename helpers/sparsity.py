@@ -131,8 +131,7 @@ def _indices(active, d_ff, name="active"):
 
 
 def _not_empty(k, d_ff, name):
-    """Refuse an active set without a unit: there is nothing to read, and the caller likely asked
-    for too much."""
+    """Refuse an active set without a unit: nothing to read; the caller likely asked too much."""
     if int(k) == 0:
         raise ValueError(f"{name} is empty: expected at least 1 of the d_ff={d_ff} units active, "
                          "got 0. With every unit off the MLP's output is the down-projection's "
@@ -219,8 +218,7 @@ def firing_frequency(active):
 
 
 def hot_units(frequency, share=0.8):
-    """The fewest units, most frequent first, whose firings make at least `share` of all firings:
-    (n,)."""
+    """The fewest units, most frequent first, whose firings make `share` of all firings: (n,)."""
     validate.ndim(validate.tensor(frequency, "frequency"), "frequency", 1)
     if not frequency.is_floating_point() or len(frequency) == 0:
         raise TypeError("frequency must be shares of tokens (d_ff,), from firing_frequency, got "
