@@ -9,14 +9,24 @@ W_dec's columns (one per feature) are kept at unit norm, so the L1 term cannot b
 shrinking f and growing W_dec: after every step they are rescaled, and before it the part of
 their gradient along themselves is removed (it would only change their length).
 A transcoder reads the MLP's input and writes the MLP's output through the same sparse layer.
-The last functions read notebook 12's fact model: MLP activations at the word where a fact is
-recalled, and the model's loss and recall with a reconstruction spliced in their place.
+Their metrics, and the readings of notebook 12's fact model they train on, are in
+helpers.sae_metrics (and named here too).
 """
 
 import torch
 from torch import nn
 
-from helpers import hooks, kv_memory, validate
+from helpers import validate
+from helpers.sae_metrics import (  # noqa: F401 - exported
+    as_rows,
+    dead_features,
+    facts_per_unit,
+    l0,
+    loss_recovered,
+    mlp_activations,
+    spliced_loss,
+    variance_explained,
+)
 from helpers.sae_resample import resample_dead_
 
 
@@ -112,21 +122,6 @@ def loss_terms(target, x_hat, f):
     return (target - x_hat).pow(2).sum(-1).mean(0), f.abs().sum(-1).mean(0)
 
 
-def _data(x, name, dtype=None):
-    """A finite floating 2-D tensor (N, width), N >= 2; in dtype (a torch dtype) where one is
-    given."""
-    if dtype is not None:
-        validate.float_dtype(dtype, "dtype")
-    validate.tensor(x, name)
-    validate.ndim(x, name, 2)
-    if not x.is_floating_point():
-        raise TypeError(f"{name} must hold floating-point numbers, got dtype {x.dtype}")
-    if len(x) < 2:
-        raise ValueError(f"{name} must hold at least 2 rows (inputs), got {len(x)}")
-    validate.finite(x, name)
-    return x.detach().to(dtype or x.dtype)
-
-
 def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator=None,
         resample_every=None):
     """Adam on loss_terms, decoder columns kept at unit norm; returns losses (steps,).
@@ -136,7 +131,7 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator
     the last time are restarted (resample_dead_); None: never.
     """
     validate.instance_of(module, "module", SparseAutoencoder)
-    inputs, targets = _data(inputs, "inputs"), _data(targets, "targets")
+    inputs, targets = as_rows(inputs, "inputs"), as_rows(targets, "targets")
     if targets.shape != (len(inputs), module.W_dec.shape[0]):
         raise ValueError(f"targets must have shape ({len(inputs)}, {module.W_dec.shape[0]}): one "
                          f"row per input, the decoder's width; got {tuple(targets.shape)}")
@@ -192,7 +187,7 @@ def train_sae(acts, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128
     b_dec starts at the mean of acts, so the encoder first sees centred inputs. Each step draws
     `batch` rows (None: all of them); the generator seeded with `seed` draws the start and the rows.
     """
-    acts = _data(acts, "acts", dtype)
+    acts = as_rows(acts, "acts", dtype)
     n_features = validate.positive_int(n_features, "n_features")
     _trainable(acts, n_features, acts.shape[1], batch)
     seed = validate.non_negative_int(seed, "seed")
@@ -208,7 +203,7 @@ def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, 
                      dtype=None):
     """A Transcoder from inputs (N, d_in) to outputs (N, d_out); returns (transcoder, losses
     (steps,))."""
-    inputs, outputs = _data(inputs, "inputs", dtype), _data(outputs, "outputs", dtype)
+    inputs, outputs = as_rows(inputs, "inputs", dtype), as_rows(outputs, "outputs", dtype)
     if len(inputs) != len(outputs):
         raise ValueError(f"inputs and outputs must hold the same number of rows, got {len(inputs)} "
                          f"and {len(outputs)}")
@@ -223,104 +218,8 @@ def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, 
     return tc, fit(tc, inputs, outputs, l1_coeff, steps, lr, batch, generator)
 
 
-# Metrics ------------------------------------------------------------------------------------------
-
-def variance_explained(x, x_hat):
-    """1 - sum ||x - x_hat||^2 / sum ||x - mean(x)||^2, over every row; x, x_hat (N, d)."""
-    x, x_hat = _data(x, "x"), _data(x_hat, "x_hat")
-    if x.shape != x_hat.shape:
-        raise ValueError(f"x_hat must have the shape of x {tuple(x.shape)}, got "
-                         f"{tuple(x_hat.shape)}")
-    return (1 - (x - x_hat).pow(2).sum() / (x - x.mean(0)).pow(2).sum()).item()
-
-
-def l0(f):
-    """Mean number of active (> 0) features per input; f (N, n_features)."""
-    return (_data(f, "f") > 0).sum(-1).double().mean().item()
-
-
-def dead_features(f):
-    """(n_features,) True where a feature is never active on these inputs; f (N, n_features)."""
-    return ~(_data(f, "f") > 0).any(0)
-
-
-def facts_per_unit(acts, fact=None):
-    """(units,) for each unit (neuron or feature), how many facts drive it above half its maximum.
-
-    acts (N, units); fact (N,): the fact of each row (several phrasings share one); None: each
-    row is a fact of its own. A unit that never exceeds 0 counts 0 facts.
-    """
-    acts = _data(acts, "acts")
-    fact = torch.arange(len(acts)) if fact is None else validate.tensor(fact, "fact")
-    if fact.shape != (len(acts),) or fact.is_floating_point():
-        raise ValueError(f"fact must hold one integer fact id per row of acts ({len(acts)},), got "
-                         f"dtype {fact.dtype} and shape {tuple(fact.shape)}")
-    top = acts.max(0).values                                       # (units,)
-    above = (acts > 0.5 * top) & (top > 0)                         # (N, units)
-    ids = torch.unique(fact, return_inverse=True)[1]               # 0 .. n_facts - 1
-    per_fact = torch.zeros(int(ids.max()) + 1, acts.shape[1],
-                           dtype=torch.long).index_add_(0, ids, above.long())
-    return (per_fact > 0).sum(0)                                   # (units,)
 
 
 # Notebook 12's fact model -------------------------------------------------------------------------
 
-def _site(model, layer, site):
-    """The module whose output is read or replaced: the MLP's neurons (mlp.act) or the whole MLP."""
-    validate.instance_of(model, "model", kv_memory.FactModel, "(from kv_memory.load())")
-    layer = validate.index(layer, "layer", len(model.blocks))
-    validate.choice(site, "site", {"act", "mlp"})
-    return model.blocks[layer].mlp.act if site == "act" else model.blocks[layer].mlp
 
-
-def mlp_activations(model, prompts, layer, site="act"):
-    """(N, width) at each prompt's last word (where the capital is read): the MLP's neurons (d_ff)
-    with site="act", or (inputs, outputs), each (N, d_model), of the whole MLP with site="mlp"."""
-    module = _site(model, layer, site)
-    validate.instance_of(prompts, "prompts", kv_memory.Prompts, "(from kv_memory.make_prompts)")
-    rows, seen = torch.arange(len(prompts.last)), {}
-
-    def keep(mod, inputs, output):
-        # (N, width)
-        seen["in"], seen["out"] = inputs[0][rows, prompts.last], output[rows, prompts.last]
-
-    with torch.no_grad(), hooks.attached({module: keep}):
-        model(prompts.idx)
-    return seen["out"] if site == "act" else (seen["in"], seen["out"])
-
-
-def spliced_loss(model, prompts, layer, new=None, site="act"):
-    """(cross-entropy of the answer, recall) with the site's output at each last word replaced by
-    new (N, width); new=None: the clean model."""
-    module = _site(model, layer, site)
-    validate.instance_of(prompts, "prompts", kv_memory.Prompts, "(from kv_memory.make_prompts)")
-    rows = torch.arange(len(prompts.last))
-
-    def splice(mod, inputs, output):
-        if new is None:
-            return None
-        out = output.clone()
-        out[rows, prompts.last] = new.to(out)
-        return out
-
-    if new is not None:
-        validate.tensor(new, "new")
-        width = module.c_proj.out_features if site == "mlp" else model.config.d_ff
-        if new.shape != (len(rows), width):
-            raise ValueError(f"new must have shape ({len(rows)}, {width}): one row per prompt, got "
-                             f"{tuple(new.shape)}")
-    with torch.no_grad(), hooks.attached({module: splice}):
-        logits = kv_memory.answer_logits(model(prompts.idx), prompts)   # (N, vocab)
-    loss = torch.nn.functional.cross_entropy(logits, prompts.answer).item()
-    return loss, (logits.argmax(-1) == prompts.answer).double().mean().item()
-
-
-def loss_recovered(model, prompts, layer, new, site="act"):
-    """{"clean", "zero", "spliced": (loss, recall), "recovered": (L_zero - L_spliced) / (L_zero -
-    L_clean)}."""
-    validate.tensor(new, "new")
-    runs = {"clean": spliced_loss(model, prompts, layer, None, site),
-            "zero": spliced_loss(model, prompts, layer, torch.zeros_like(new), site),
-            "spliced": spliced_loss(model, prompts, layer, new, site)}
-    (clean, _), (zero, _), (spliced, _) = runs["clean"], runs["zero"], runs["spliced"]
-    return {**runs, "recovered": (zero - spliced) / (zero - clean)}
