@@ -18,7 +18,7 @@ import math
 import torch
 from torch import nn
 
-from helpers import validate
+from helpers import validate, validate_values
 
 
 def _bytes(dtype):
@@ -28,7 +28,7 @@ def _bytes(dtype):
 
 def _probability(p, name):
     """A float in (0, 1]: the chance that a feature is present."""
-    if not validate._real_number(p) or not 0 < p <= 1:
+    if not validate_values._real_number(p) or not 0 < p <= 1:
         raise ValueError(f"{name} must be a probability in (0, 1], got {p!r}")
     return float(p)
 
