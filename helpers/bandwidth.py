@@ -46,13 +46,13 @@ GPUS = {
     "L4": GPU("L4", 121e12, 300e9, 48 * 2**20,
               "NVIDIA L4 datasheet: 242 TFLOPS BF16 with sparsity (121 dense), 300 GB/s GDDR6"),
     "A100 40GB SXM": GPU("A100 40GB SXM", 312e12, 1555e9, 40 * 2**20,
-                         "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense (624 with sparsity), 1,555 "
-                         "GB/s HBM2"),
+                         "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense (624 with sparsity), "
+                         "1,555 GB/s HBM2"),
     "A100 80GB SXM": GPU("A100 80GB SXM", 312e12, 2039e9, 40 * 2**20,
                          "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense, 2,039 GB/s HBM2e"),
     "H100 SXM": GPU("H100 SXM", 989e12, 3.35e12, 50 * 2**20,
-                    "NVIDIA H100 datasheet: 1,979 TFLOPS BF16 with sparsity (989 dense), 3.35 "
-                    "TB/s HBM3"),
+                    "NVIDIA H100 datasheet: 1,979 TFLOPS BF16 with sparsity (989 dense), "
+                    "3.35 TB/s HBM3"),
 }
 
 
@@ -110,8 +110,8 @@ def ffn_bytes(n_tokens, d_model, d_ff, bytes_per_element=4):
 
 def arithmetic_intensity(flops, n_bytes):
     """FLOPs per byte moved: low means bandwidth-bound, high means compute-bound."""
-    return validate.non_negative_number(flops, "flops") / validate.positive_number(n_bytes,
-                                                                                   "n_bytes")
+    return (validate.non_negative_number(flops, "flops")
+            / validate.positive_number(n_bytes, "n_bytes"))
 
 
 def roofline_seconds(flops, n_bytes, peak_flops, bandwidth):

@@ -74,8 +74,8 @@ def weight_bytes(d_model, d_ff, bytes_per_element, kind="gelu"):
     """Bytes of the MLP's weight matrices (biases left out): 2 or 3 of d_model x d_ff."""
     validate.choice(kind, "kind", PASSES)
     matrices = 2 if kind == "gelu" else 3
-    return matrices * validate.positive_int(d_model, "d_model") * validate.positive_int(d_ff,
-                                                                                        "d_ff") \
+    return matrices * validate.positive_int(d_model, "d_model") \
+        * validate.positive_int(d_ff, "d_ff") \
         * validate.positive_int(bytes_per_element, "bytes_per_element")
 
 
@@ -85,8 +85,8 @@ def between_bytes(n_tokens, d_ff, bytes_per_element, kind="gelu", how="eager"):
     validate.choice(kind, "kind", PASSES)
     validate.choice(how, "how", PASSES[kind])
     passes = sum(PASSES[kind][how].values())
-    return passes * validate.positive_int(n_tokens, "n_tokens") * validate.positive_int(d_ff,
-                                                                                        "d_ff") \
+    return passes * validate.positive_int(n_tokens, "n_tokens") \
+        * validate.positive_int(d_ff, "d_ff") \
         * validate.positive_int(bytes_per_element, "bytes_per_element")
 
 

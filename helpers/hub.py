@@ -112,9 +112,8 @@ def probe(name):
         request = urllib.request.Request(f"{url}/{name}/resolve/main/config.json", method="HEAD")
         try:
             # a fresh opener reads the proxy settings now; urlopen's keeps those of its first call
-            urllib.request.build_opener(urllib.request.ProxyHandler()).open(request,
-                                                                            timeout=ANSWER_S).close(
-                                                                                )
+            urllib.request.build_opener(urllib.request.ProxyHandler()).open(
+                request, timeout=ANSWER_S).close()
         except urllib.error.HTTPError:
             pass                                     # an answer, even 404: the host is there
 

@@ -191,8 +191,8 @@ def _child_main():
             code = err.code if isinstance(err.code, int) else (0 if err.code is None else 1)
             said = f"its function called sys.exit({err.code!r})"
         else:
-            code, said = 1, f"raised {type(err).__name__}: " + (str(err).strip().splitlines()
-                                                                or [""])[0]
+            code, said = 1, (f"raised {type(err).__name__}: "
+                             + (str(err).strip().splitlines() or [""])[0])
         (outdir / f"error{rank}.txt").write_text(f"{said}\n{traceback.format_exc()}")
         sys.stdout.flush()
         sys.stderr.flush()
@@ -284,9 +284,8 @@ def launch(task, payloads, backend=None, timeout_s=300.0, allow=()):
                 printed, said = (_workers.messages(workers, ("stdout",)),
                                  _workers.messages(workers, ("stderr",)))
             elif ended is not None:
-                sentence, details = _workers.report(workers, ended), _workers.messages(workers,
-                                                                                       ("error",
-                                                                                        "stderr"))
+                sentence, details = (_workers.report(workers, ended),
+                                     _workers.messages(workers, ("error", "stderr")))
         finally:
             shutil.rmtree(outdir, ignore_errors=True)
     if ended == "was interrupted":

@@ -132,9 +132,8 @@ class _Mode(str):
     style sheet (notebooks/rise.css) looks for to switch RISE's slides to projector mode."""
 
     def _repr_html_(self):
-        mark = f'<span class="{PROJECTOR_MARK}" hidden></span>' if self.startswith("projector "
-                                                                                   "mode "
-                                                                                   "on") else ""
+        mark = (f'<span class="{PROJECTOR_MARK}" hidden></span>'
+                if self.startswith("projector mode on") else "")
         return f"{mark}<pre>{self}</pre>"
 
 
@@ -263,8 +262,8 @@ def show(fig=None, alt=None):
     """Check the figure is titled, labelled and readable, then show it sharp, with alt text."""
     from IPython.display import display
 
-    fig = plt.gcf() if fig is None else validate.instance_of(fig, "fig", Figure,
-                                                             "(from plt.subplots())")
+    fig = plt.gcf() if fig is None else validate.instance_of(
+        fig, "fig", Figure, "(from plt.subplots())")
     found = problems(fig)
     if found:
         raise ValueError("figure is not ready to show: " + "; ".join(found))

@@ -149,8 +149,8 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator
     losses = torch.empty(steps, device=inputs.device)
     fired = torch.zeros(module.W_enc.shape[0], dtype=torch.bool, device=inputs.device)
     for step in range(steps):
-        rows = slice(None) if batch is None else torch.randint(len(inputs), (batch,),
-                                                               generator=generator)
+        rows = slice(None) if batch is None else torch.randint(
+            len(inputs), (batch,), generator=generator)
         x_hat, f = module(inputs[rows])
         if resample_every is not None:
             fired |= (f > 0).any(0)

@@ -187,9 +187,8 @@ def bytes_read(active, d_model, d_ff, dtype=torch.float32, bias=False, gated=Fal
     which must hold at least one unit.
     """
     d_model, d_ff = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
-    size, bias, gated = element_bytes(dtype), validate.boolean(bias,
-                                                               "bias"), validate.boolean(gated,
-                                                                                         "gated")
+    size, bias, gated = (element_bytes(dtype), validate.boolean(bias, "bias"),
+                         validate.boolean(gated, "gated"))
     validate.tensor(active, "active")
     if active.dtype == torch.bool and active.ndim > 1:
         active = active.reshape(-1, active.shape[-1]).any(0)      # the union over tokens

@@ -25,8 +25,8 @@ class LowRankPredictor(nn.Module):
 
     def __init__(self, d_model, d_ff, rank=16, seed=0):
         super().__init__()
-        d_model, d_ff = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff,
-                                                                                         "d_ff")
+        d_model, d_ff = (validate.positive_int(d_model, "d_model"),
+                         validate.positive_int(d_ff, "d_ff"))
         rank, generator = validate.positive_int(rank, "rank"), torch.Generator()
         generator.manual_seed(validate.non_negative_int(seed, "seed"))
         self.to_rank = nn.utils.skip_init(nn.Linear, d_model, rank, bias=False)   # no draw from the
@@ -69,8 +69,8 @@ class LowRankPredictor(nn.Module):
         # small matmuls: a 2nd thread only waits
         with torch.enable_grad(), cpu_threads(1):
             for _ in range(steps):
-                loss = nn.functional.binary_cross_entropy_with_logits(self(x), target,
-                                                                      weight=weight)
+                loss = nn.functional.binary_cross_entropy_with_logits(
+                    self(x), target, weight=weight)
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()

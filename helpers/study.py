@@ -195,8 +195,8 @@ def _name(notebook):
 def table(records):
     """A learner's progress as data: per notebook started, each exercise's status and tries; the
     next one."""
-    grouped, notebooks, started = _by_exercise(records), [], {entry["notebook"]
-                                                              for entry in records}
+    grouped, notebooks, started = (_by_exercise(records), [],
+                                   {entry["notebook"] for entry in records})
     for notebook, listed in exercises().items():
         rows = []
         for ex in listed:

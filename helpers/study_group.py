@@ -176,9 +176,8 @@ def show_report(data):
             title = study.pad(t(row["kind"]), 8) + "  " + language.translate(row["title"], lang)
             cells = [study.status_words(c["status"], c["tries"], lang, short=True)
                      for c in row["members"].values()]
-            lines.append("  " + study.pad(title, 56) + "".join(study.pad(c, 13)
-                                                               for c in cells) + "  "
-                         + t("done by {done} of {members} members", done=row["done"],
+            lines.append("  " + study.pad(title, 56) + "".join(study.pad(c, 13) for c in cells)
+                         + "  " + t("done by {done} of {members} members", done=row["done"],
                              members=len(names)))
         if not notebook["mistakes"]:
             lines.append(t("No mistakes recorded in notebook {number}.", number=notebook["number"]))

@@ -84,8 +84,8 @@ def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=Non
     warmup = validate.non_negative_int(warmup, "warmup")
     repeat = validate.positive_int(repeat, "repeat")
     min_time = validate.non_negative_number(min_time, "min_time")
-    threads = torch.get_num_threads() if threads is None else validate.positive_int(threads,
-                                                                                    "threads")
+    threads = (torch.get_num_threads() if threads is None
+               else validate.positive_int(threads, "threads"))
     clock = _clock(device)
     with cpu_threads(threads):
         for _ in range(warmup):

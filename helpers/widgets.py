@@ -51,8 +51,8 @@ def changed_artists(fig, changed):
             raise TypeError(f"update must return the artists it changed (or None to redraw "
                             f"everything), got {type(artist).__name__} {artist!r}")
         parent = artist.figure if isinstance(artist, Axes) or artist.axes is None else artist.axes
-        if parent is None or parent.figure is not fig or not any(artist is c
-                                                                 for c in parent.get_children()):
+        if parent is None or parent.figure is not fig \
+                or not any(artist is c for c in parent.get_children()):
             raise ValueError(f"update returned {artist!r}, which is drawn as part of another "
                              "artist (a legend's text, a tick label) or not in this figure: "
                              "return artists of an Axes (ax.lines, ax.texts, ax.title) or of the "

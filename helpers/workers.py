@@ -177,8 +177,8 @@ class Worker:
             return f"{name} was killed by {signal.Signals(-code).name}, which the run did not send"
         if code == 0:
             return f"{name} finished" if self.has_result() else \
-                f"{name} exited with code 0 without returning a result" + (f": {said}" if said
-                                                                           else "")
+                f"{name} exited with code 0 without returning a result" \
+                + (f": {said}" if said else "")
         return f"{name} exited with code {code}" + (f" after it {said}" if said else "")
 
 
@@ -254,8 +254,8 @@ def report(workers, how):
     order = sorted(workers, key=lambda w: (bool(w.stopped_with),
                                            "another worker closed" in w.said(),
                                            0 if w.stopped_with else w.when(), w.rank))
-    return f"The run with {len(workers)} workers {how}: " + "; ".join(w.ending()
-                                                                      for w in order) + "."
+    return (f"The run with {len(workers)} workers {how}: "
+            + "; ".join(w.ending() for w in order) + ".")
 
 
 def start(rank, command, outdir, env):
@@ -263,8 +263,8 @@ def start(rank, command, outdir, env):
     files."""
     group = {"start_new_session": True} if os.name == "posix" else \
         {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
-    with open(outdir / f"stdout{rank}.txt", "wb") as out, open(outdir / f"stderr{rank}.txt",
-                                                               "wb") as err:
+    with open(outdir / f"stdout{rank}.txt", "wb") as out, \
+            open(outdir / f"stderr{rank}.txt", "wb") as err:
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err, env=env,
                                    **group)
     return Worker(rank, process, outdir)

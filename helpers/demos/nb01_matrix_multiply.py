@@ -18,18 +18,14 @@ BLANK = "white"
 
 SAMPLE = {"T": 16, "d": 32, "m": 128}
 # The live title's templates by (one weight, one token), translated once and filled at each move.
-TITLES = {(False,
-           False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, shared "
-                       "by all {T} tokens"),
-          (False,
-           True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, shared "
-                      "by all {T} token"),
-          (True,
-           False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, shared "
-                       "by all {T} tokens"),
-          (True,
-           True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, shared "
-                      "by all {T} token")}
+TITLES = {(False, False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, "
+                             "shared by all {T} tokens"),
+          (False, True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, "
+                             "shared by all {T} token"),
+          (True, False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, "
+                             "shared by all {T} tokens"),
+          (True, True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, "
+                            "shared by all {T} token")}
 
 
 def _cells(ax, values, left, top, fill, numbers=True):
@@ -167,9 +163,8 @@ def _place(artists, T, d, m):
     bottom = -high - (height_px / scale - high) * pad_bottom / (pad_top + pad_bottom)
     ax.set_xlim(left, left + width_px / scale)
     ax.set_ylim(bottom, bottom + height_px / scale)
-    ax.set_title(artists["titles"][d * m == 1, T == 1].format(flops=2 * T * d * m, weights=d * m,
-                                                              T=T),
-                 fontsize=11)
+    ax.set_title(artists["titles"][d * m == 1, T == 1].format(
+        flops=2 * T * d * m, weights=d * m, T=T), fontsize=11)
 
 
 def draw(fig, T, d, m):

@@ -71,8 +71,8 @@ def network(n_layers, d, activation, lang):
     hidden = sum(len(h) for h in pre if h is not None)
     shown, total = sum(len(w) for *_, w in edges), sum(W.size for W in weights)
     title = said("{sizes} with {activation}: {off} of {hidden} hidden nodes off (x)\n"
-                 "{shown} strongest of {total:,} edges: solid w > 0, dashed w < 0; colour: node "
-                 "value",
+                 "{shown} strongest of {total:,} edges: solid w > 0, dashed w < 0; "
+                 "colour: node value",
                  sizes=" -> ".join(map(str, sizes)), activation=activation,
                  off=int(np.concatenate(off).sum()), hidden=hidden, shown=shown, total=total)
     return np.concatenate(positions), np.concatenate(values), np.concatenate(off), edges, title

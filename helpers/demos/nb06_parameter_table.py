@@ -187,8 +187,8 @@ def _fill(artists, model, d_scale, layer_scale, ff_scale):
     bottom, top = -BAR / 2 - pad, n - 1 + BAR / 2 + pad         # as autoscaling would fit n bars
     ax.set_ylim(bottom, top)
     artists["ticks"].set_data([0] * n, range(n))
-    artists["grid"].set_segments([[(x, bottom), (x, top)] for x in TICKS] + [[(0, y), (100, y)]
-                                                                             for y in range(n)])
+    artists["grid"].set_segments([[(x, bottom), (x, top)] for x in TICKS]
+                                 + [[(0, y), (100, y)] for y in range(n)])
     ax.set_title(title(model, b, (d_scale, layer_scale, ff_scale) != (1.0, 1.0, 1.0)), y=1.0)
     if "title" in artists:
         artists["title"].set_text(ax.get_title())

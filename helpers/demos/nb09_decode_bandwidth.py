@@ -96,8 +96,8 @@ def _values(model, batch, context, hardware):
     parts = step_bytes(model, batch, context)
     weights = parts["mlp"] + parts["attention"] + parts["other"]
     _, with_kv, _, kv_knee = _curves(model, context, hardware)
-    with_cache = said("never") if kv_knee == float("inf") else said("batch {batch:,.0f}",
-                                                                    batch=kv_knee)
+    with_cache = (said("never") if kv_knee == float("inf")
+                  else said("batch {batch:,.0f}", batch=kv_knee))
     now = with_kv[BATCHES.index(batch)]
     values = [str(batch), str(context), *(f"{parts[key] / 1e9:.1f} GB" for key in LABELS),
               f" {with_cache}"]

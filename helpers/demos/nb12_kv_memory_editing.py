@@ -100,14 +100,12 @@ def draw(fig, subject, ablate):
     ax1.set_ylabel(said("adds to the logit of the capital"))
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.88, wspace=0.35)
     artists = {"ax1": ax1, "ax2": ax2,
-               "neuron bars": ax1.add_collection(PolyCollection([], facecolors=COLORS["mlp"],
-                                                                edgecolors="none"),
-                                             autolim=False),
-               "answer bars": ax2.add_collection(PolyCollection([],
-                                                                linewidths=rcParams[
-                                                                    "patch.linewidth"]),
-                                          # edged in their colour, as Rectangle.set_color
-                                          autolim=False),
+               "neuron bars": ax1.add_collection(
+                   PolyCollection([], facecolors=COLORS["mlp"], edgecolors="none"),
+                   autolim=False),
+               # edged in their colour, as Rectangle.set_color
+               "answer bars": ax2.add_collection(
+                   PolyCollection([], linewidths=rcParams["patch.linewidth"]), autolim=False),
                "neurons": tick_labels(ax1.xaxis, range(10)),
                "words": tick_labels(ax2.yaxis, range(5)[::-1]), "y label": y_label(ax2.yaxis),
                "height": ax1.add_artist(Stamp([ax1.yaxis])),

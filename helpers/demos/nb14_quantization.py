@@ -92,9 +92,8 @@ def _show(artists, bits, grouping):
     levels, w_err, out_err, recall = _table()[bits, str(grouping)]
     top = artists["top"]
     artists["levels"].set_segments([[(v, 0), (v, top)] for v in levels])
-    where = {"tensor": say("per tensor"), "row": say("per row")}.get(str(grouping),
-                                                                     say("groups of {size}",
-                                                                         size=grouping))
+    where = {"tensor": say("per tensor"), "row": say("per row")}.get(
+        str(grouping), say("groups of {size}", size=grouping))
     artists["title"].set_text(said("{bits} bits, {where}: weight error {w_err:.0%}, output error "
                                    "{out_err:.0%}, recall "
                                    "{recall:.0%}", bits=bits, where=where, w_err=w_err,

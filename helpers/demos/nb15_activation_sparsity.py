@@ -123,9 +123,9 @@ def _cmap():
 
 def make():
     _table()
-    controls = {"threshold": SelectionSlider(options=THRESHOLDS, value=0.1,
-                                             description=said("threshold (share of the word's "
-                                                              "largest |h|)"))}
+    controls = {"threshold": SelectionSlider(
+        options=THRESHOLDS, value=0.1,
+        description=said("threshold (share of the word's largest |h|)"))}
     return LiveFigure(draw, controls, figsize=(9.0, 3.2),
                       title=said("Which units a step could skip"),
                       update=update, ahead=[{"threshold": t} for t in THRESHOLDS])

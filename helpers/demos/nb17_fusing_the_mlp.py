@@ -94,6 +94,6 @@ def make(measured=None):
                 "T": SelectionSlider(options=TOKENS, value=64, description=said("tokens T")),
                 "dtype": Dropdown(options=list(DTYPES), value="float32", description="dtype")}
     return LiveFigure(draw, controls, figsize=(8.0, 3.2),
-                      title=said("Weights are read once; the activations between the matmuls grow "
-                                 "with T"),
+                      title=said("Weights are read once; the activations between the matmuls "
+                                 "grow with T"),
                       update=update)

@@ -152,9 +152,8 @@ class Label(Text):
         if key not in _LABELS:
             canvas = _label_canvas(renderer.dpi)
             box = self.get_window_extent(canvas)   # measured where it is drawn: measured once
-            (x, y), (exact_x,
-                     _) = self._anchor(), self.get_transform().transform(self.get_unitless_position(
-                         ))
+            (x, y), (exact_x, _) = (self._anchor(),
+                                    self.get_transform().transform(self.get_unitless_position()))
             anchor = x - math.floor(box.x0) + 4, y - math.floor(box.y0) + 4   # 4 pixels all round
             corner = math.ceil(box.width) + 9, math.ceil(box.height) + 9
             if max(corner) > LABEL_CANVAS:    # a long string: a canvas of its own

@@ -131,8 +131,8 @@ def _latent_attention(f, p, d, n_heads):
     if q_rank is None:
         weights, norms = p.linear(d, n_heads * qk_dim), 0  # q_proj
     else:  # q_a_proj, q_a_layernorm, q_b_proj
-        weights, norms = p.linear(d, q_rank, bias) + p.linear(q_rank,
-                                                              n_heads * qk_dim), p.norm(q_rank)
+        weights, norms = (p.linear(d, q_rank, bias) + p.linear(q_rank, n_heads * qk_dim),
+                          p.norm(q_rank))
     weights += p.linear(d, kv_rank + rope, bias)  # kv_a_proj_with_mqa: the latent and a rotary key
     norms += p.norm(kv_rank)  # kv_a_layernorm
     weights += p.linear(kv_rank, n_heads * (nope + v_dim))  # kv_b_proj: keys and values per head
