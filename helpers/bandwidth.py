@@ -135,8 +135,10 @@ def knee_batch(n_params, kv_bytes_per_sequence, peak_flops, bandwidth, bytes_per
 
     One step over B sequences does 2 * n_params * B FLOPs and reads n_params * bytes_per_weight
     bytes of weights plus B * kv_bytes_per_sequence of KV cache. The two times meet at
-    B = n_params * bytes_per_weight / (2 * n_params * bandwidth / peak_flops -
-    kv_bytes_per_sequence);
+
+        B = n_params * bytes_per_weight
+            / (2 * n_params * bandwidth / peak_flops - kv_bytes_per_sequence)
+
     when each sequence's cache alone takes longer to read than its FLOPs take, they never meet.
     """
     for value, name in ((n_params, "n_params"), (peak_flops, "peak_flops"),

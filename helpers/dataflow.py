@@ -172,8 +172,7 @@ def moe_routing(ax, chosen, weights, n_experts):
 
 def kv_lookup(ax, neurons):
     """Draw one MLP as a key-value memory: x -> keys (rows of c_fc) -> h = GELU -> values (columns
-    of
-    c_proj) -> sum of h_i v_i. neurons: up to 4 rows (neuron id, activation h_i, word its value
+    of c_proj) -> sum of h_i v_i. neurons: up to 4 rows (neuron id, activation h_i, word its value
     promotes)."""
     rows = list(neurons)
     if not 1 <= len(rows) <= 4:
@@ -204,8 +203,7 @@ def kv_lookup(ax, neurons):
 
 def kv_edit(ax, subject, old, new):
     """Draw ROME's edit: the subject's key k* used to give the value for `old`; after W' = W +
-    update,
-    k* gives v* (`new`), and a key the update is C^-1-orthogonal to keeps its value."""
+    update, k* gives v* (`new`), and a key the update is C^-1-orthogonal to keeps its value."""
     for name, word in [("subject", subject), ("old", old), ("new", new)]:
         validate.instance_of(word, name, str, "(a word)")
     box(ax, 1.4, 2.4, f"k*\nthe key of\n'{subject}'", COLORS["embedding"], width=2.0, height=1.1)

@@ -71,8 +71,7 @@ def pick_device(preferred=None):
 
 def describe_device(device=None):
     """One line naming the device, e.g. 'cuda (NVIDIA H100, 80 GiB)' or 'cpu (x86_64, 8 threads)'
-    (in the
-    course's language, helpers.language)."""
+    (in the course's language, helpers.language)."""
     device = pick_device() if device is None else check_available(device)
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)

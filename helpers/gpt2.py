@@ -6,12 +6,12 @@
 Online (Colab, or with the weights in the local Hugging Face cache) `load` gives GPT-2 small's
 trained weights. Offline it builds a tiny GPT-2 with random weights from a config, with a tokenizer
 trained on the course's text sample (helpers.gpt2_tiny), saves both once into a cache folder
-(COURSE_CACHE) and loads them with the same `from_pretrained` call. It decides which from the environment; only fetching
-GPT-2 small touches the network, with a bound in time on every step (helpers.hub), and when the
-weights cannot be fetched it says so in one sentence and runs on the tiny model, unless
-COURSE_GPT2=real asked for GPT-2 small, which then stops in words. Set COURSE_GPT2=tiny or =real to
-choose, or to the path of a saved model folder: one that holds GPT-2 small's trained weights runs as
-GPT-2 small (`holds_gpt2_small` says how that is decided).
+(COURSE_CACHE) and loads them with the same `from_pretrained` call. It decides which from the
+environment; only fetching GPT-2 small touches the network, with a bound in time on every step
+(helpers.hub), and when the weights cannot be fetched it says so in one sentence and runs on the
+tiny model, unless COURSE_GPT2=real asked for GPT-2 small, which then stops in words. Set
+COURSE_GPT2=tiny or =real to choose, or to the path of a saved model folder: one that holds GPT-2
+small's trained weights runs as GPT-2 small (`holds_gpt2_small` says how that is decided).
 
 GPT-2's checkpoint stores each MLP weight as a Conv1D, (in, out): x @ W + b. nn.Linear, and so the
 course's FFN, stores (out, in). `mlp_from_hf` copies the transpose.

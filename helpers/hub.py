@@ -95,8 +95,7 @@ def probe(name):
     """None when the Hub answers within the bounds, else a phrase: what failed and after how long.
 
     Behind a proxy (a campus or company lab) the connection tried is the proxy's, and the request
-    goes
-    through it, as huggingface_hub's own requests do."""
+    goes through it, as huggingface_hub's own requests do."""
     url = endpoint()
     host = urlsplit(url).hostname
     hop, port, said = first_hop(url)
@@ -173,8 +172,8 @@ def _bytes_cached(name, constants):
 
 def _until_stalled(work, progress, poll=0.5):
     """work() in a daemon thread while progress() keeps changing: True when it ended, False when it
-    stalled
-    for STALL_S (a Hub that sends headers and then nothing, and the library's retries after it)."""
+    stalled for STALL_S (a Hub that sends headers and then nothing, and the library's retries after
+    it)."""
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
     last, since = progress(), time.monotonic()
@@ -190,9 +189,8 @@ def _until_stalled(work, progress, poll=0.5):
 
 def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
     """None when this runtime may fetch real models (Colab, or setting=real) and the Hub answers in
-    time, else
-    why not, as a phrase. Never touches the network unless asked; a probe waits CONNECT_S + ANSWER_S
-    at most."""
+    time, else why not, as a phrase. Never touches the network unless asked; a probe waits CONNECT_S
+    + ANSWER_S at most."""
     for value, arg in ((name, "name"), (setting, "setting")):
         if not isinstance(value, str):
             raise TypeError(f"{arg} must be a str (a Hugging Face model id; an environment "
@@ -213,8 +211,7 @@ def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
 
 def load_causal_lm(name, device="cpu"):
     """(model, tokenizer) of a Hugging Face causal language model (a hub name or a saved folder), in
-    eval mode on
-    device; transformers' progress bars and notices kept quiet, then put back."""
+    eval mode on device; transformers' progress bars and notices kept quiet, then put back."""
     import warnings
 
     lab_extra.need()
@@ -242,8 +239,7 @@ def load_causal_lm(name, device="cpu"):
 
 def down_projections(model):
     """Each layer's down-projection, whose input is the MLP's hidden units h (..., d_ff): GPT-2's
-    mlp.c_proj,
-    OPT's fc2 (Llama-style models: mlp.down_proj)."""
+    mlp.c_proj, OPT's fc2 (Llama-style models: mlp.down_proj)."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError("model must be a Hugging Face model (an nn.Module), got "
                         f"{type(model).__name__}")

@@ -96,11 +96,9 @@ def use_one_thread():
     to restore.
 
     Notebook 12 calls it at its start and restore_threads() at its end: this model's matmuls are
-    tiny,
-    a second thread costs more to wake than it saves, and on a busy machine two threads wait for
-    each
-    other (ten times slower, measured). helpers.capacity.one_thread does the same for a `with`
-    block.
+    tiny, a second thread costs more to wake than it saves, and on a busy machine two threads wait
+    for each other (ten times slower, measured). helpers.capacity.one_thread does the same for a
+    `with` block.
     """
     if not _THREADS_BEFORE:
         _THREADS_BEFORE.append(torch.get_num_threads())

@@ -51,8 +51,7 @@ def current():
 
 def from_environment(environ=None):
     """The language asked for outside a notebook: COURSE_LANG (en or ko), else the locale's ('ko'
-    for
-    ko_KR.UTF-8 in LC_ALL, LC_MESSAGES or LANG, the first one set), else English."""
+    for ko_KR.UTF-8 in LC_ALL, LC_MESSAGES or LANG, the first one set), else English."""
     environ = os.environ if environ is None else environ
     asked = environ.get("COURSE_LANG", "").strip().lower()
     if asked:
@@ -86,8 +85,7 @@ class Shown:
 
 def fill(template, args=(), values=None, shown=Shown):
     """template with its {fields} (or {} for args) filled in, each value through `shown`; the
-    template as
-    it is if that fails."""
+    template as it is if that fails."""
     if "{" not in template:
         return template
     try:
@@ -102,8 +100,7 @@ class Text(str):
     language.
 
     It is the English string itself (tests and f-strings see the English); `translate` fills the
-    same
-    values into the template's translation. `shown` formats each value (a subclass may describe
+    same values into the template's translation. `shown` formats each value (a subclass may describe
     more).
     """
 

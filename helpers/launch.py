@@ -240,9 +240,9 @@ def launch(task, payloads, backend=None, timeout_s=300.0, allow=()):
 
     task: a module-level function (workers import it by name). allow: classes (from modules) that
     payloads and results may hold besides tensors, numbers, strings, lists and dicts. Raises
-    WorkerError, one sentence
-    on how each worker ended and then what they wrote, if one fails or they take over timeout_s
-    seconds; on an interrupt, stops them and raises KeyboardInterrupt with that sentence.
+    WorkerError, one sentence on how each worker ended and then what they wrote, if one fails or
+    they take over timeout_s seconds; on an interrupt, stops them and raises KeyboardInterrupt with
+    that sentence.
     """
     if not isinstance(payloads, (list, tuple)) or not payloads:
         raise ValueError("payloads must be a non-empty list, one per worker, got "

@@ -98,8 +98,8 @@ def draw_faces(ax, weights, k=None, size=20, fade=0.45, gap=2.0):
     positions.
 
     One grid unit is one node spacing in every layer, so a layer with 4x the nodes is twice as wide
-    and
-    twice as tall. Nodes are grey; edges are the k strongest of each matrix (all when k is None).
+    and twice as tall. Nodes are grey; edges are the k strongest of each matrix (all when k is
+    None).
     """
     if not isinstance(weights, (tuple, list)) or not weights:
         raise TypeError("weights must be a list of weight matrices (n_in, n_out), got "
@@ -255,8 +255,7 @@ def project(points, elev=20.0, azim=-60.0):
     sees them.
 
     An orthographic view, with no perspective: sizes along the screen stay comparable. Larger depth
-    is
-    nearer the viewer, so drawing in order of depth paints near nodes over far ones.
+    is nearer the viewer, so drawing in order of depth paints near nodes over far ones.
     """
     points = validate.as_array(points, "points")
     if points.ndim != 2 or points.shape[1] != 3:

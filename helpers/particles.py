@@ -3,10 +3,10 @@
 A Korean template writes the particle after a {field} in its two-form spelling, `{got}은(는)`,
 `{name}이(가)`, `{got}을(를)`, `{x}과(와)` (or `와(과)`), `{x}(으)로`, `{x}(이)라고`, `{x}(이)나`;
 `helpers.language.with_particles` fills the template and picks, for each, the one form that the
-value as it is shown
-calls for: "fall은", "GELU는", "2는", "1,2,3은", "층을", "모델을"... (`reading`: a Hangul syllable by
-its final consonant, a digit by its Korean reading, a Latin word by a rule of thumb). A value whose
-reading is unknown keeps the two-form spelling, which is always correct Korean.
+value as it is shown calls for: "fall은", "GELU는", "2는", "1,2,3은", "층을", "모델을"... (`reading`: a
+Hangul syllable by its final consonant, a digit by its Korean reading, a Latin word by a rule of
+thumb). A value whose reading is unknown keeps the two-form spelling, which is always correct
+Korean.
 
 Standard library only: helpers.language (the bottom of the package) uses it.
 """
@@ -35,11 +35,10 @@ def reading(text):
     unknown.
 
     A Hangul syllable by its final consonant; a digit by its Korean reading (1,2,3 -> 삼 ->
-    consonant);
-    a Latin word by a rule of thumb: an acronym or a single letter by the letter's name (MLP -> 피,
-    FFN -> 엔); a word ending in l -> ㄹ (fall -> 폴), in m, n or ng -> a consonant (LayerNorm -> 놈),
-    in a short vowel and a stop b, c, ck, d, g, k, p, t -> a consonant (cat -> 캣, top -> 탑),
-    anything else -> a vowel (GELU -> 겔루, gate -> 게이트, layer -> 레이어)."""
+    consonant); a Latin word by a rule of thumb: an acronym or a single letter by the letter's name
+    (MLP -> 피, FFN -> 엔); a word ending in l -> ㄹ (fall -> 폴), in m, n or ng -> a consonant
+    (LayerNorm -> 놈), in a short vowel and a stop b, c, ck, d, g, k, p, t -> a consonant (cat -> 캣,
+    top -> 탑), anything else -> a vowel (GELU -> 겔루, gate -> 게이트, layer -> 레이어)."""
     text = str(text).rstrip(_SILENT)
     if not text:
         return None
@@ -68,8 +67,8 @@ def reading(text):
 
 def particle(value, pair):
     """The form of `pair` ('은(는)', '이(가)', '을(를)', '과(와)', '와(과)', '(으)로', '(이)라고', '(이)나') that
-    follows `value`
-    when it is read in Korean; the two-form spelling itself where the reading is unknown."""
+    follows `value` when it is read in Korean; the two-form spelling itself where the reading is
+    unknown."""
     after_consonant, after_vowel = PARTICLES[pair]
     sound = reading(value)
     if sound is None:

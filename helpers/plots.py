@@ -144,8 +144,7 @@ def presentation(on=True):
     """Projector mode: every figure and demo drawn 1.5x larger on screen (text included), and the
     demos' controls enlarged with them (20 px text instead of 13 px). In RISE's slides (the cell
     that calls it shown as its output) body text grows to 24 px and code and printed output to 18
-    px,
-    and no code cell is shrunk to fit: a slide taller than the screen scrolls at full size."""
+    px, and no code cell is shrunk to fit: a slide taller than the screen scrolls at full size."""
     on = validate.boolean(on, "on")
     matplotlib.rcParams["figure.dpi"] = _PROJECTOR_DPI[on]
     return _Mode("projector mode on: figures 1.5x larger, demo controls too, slide text 24 px"

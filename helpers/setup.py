@@ -25,8 +25,7 @@ class SetupError(Exception):
 
 def _said(template, language, **values):
     """A setup sentence in the notebook's language (helpers.language: the standard library alone, so
-    it
-    speaks even from a half-finished install); in English if its catalog cannot load."""
+    it speaks even from a half-finished install); in English if its catalog cannot load."""
     try:
         from helpers.language import say, translate
 

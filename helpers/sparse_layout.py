@@ -1,12 +1,11 @@
 """Where a unit's weights sit in memory decides what skipping it costs.
 
-Unit i owns row i of c_fc.weight (d_ff, d_model): d_model numbers side by side, one contiguous
-read. It also owns column i of c_proj.weight (d_model, d_ff): d_model numbers each d_ff apart, one
-per row of the matrix. A sparse step that gathers k columns reads a piece of every row, and memory
-moves in cache lines of 64 bytes, so it pulls in neighbours it never uses. Stored unit-major
-(c_proj's
-weight transposed once, at load time, to (d_ff, d_model)), unit i's down weights are one contiguous
-row too: the layout PowerInfer's sparse CPU kernel reads (its down weight is stored transposed).
+Unit i owns row i of c_fc.weight (d_ff, d_model): d_model numbers side by side, one contiguous read.
+It also owns column i of c_proj.weight (d_model, d_ff): d_model numbers each d_ff apart, one per row
+of the matrix. A sparse step that gathers k columns reads a piece of every row, and memory moves in
+cache lines of 64 bytes, so it pulls in neighbours it never uses. Stored unit-major (c_proj's weight
+transposed once, at load time, to (d_ff, d_model)), unit i's down weights are one contiguous row
+too: the layout PowerInfer's sparse CPU kernel reads (its down weight is stored transposed).
 
     layout = unit_major(mlp)        # the weights laid out unit by unit, made once
     stored(mlp)                     # the weights as nn.Linear keeps them: down gathered by columns

@@ -35,8 +35,8 @@ def active_units(h, threshold=0.0, relative=True):
     """Which hidden units are on: h (..., d_ff) -> bool (..., d_ff).
 
     relative=True: |h_i| > threshold * the token's largest |h| (threshold in [0, 1));
-    relative=False:
-    |h_i| > threshold. Threshold 0 keeps the nonzero units: ReLU's off units are exact zeros.
+    relative=False: |h_i| > threshold. Threshold 0 keeps the nonzero units: ReLU's off units are
+    exact zeros.
     """
     validate.tensor(h, "h")
     if h.ndim == 0 or not h.is_floating_point():
@@ -183,8 +183,7 @@ def bytes_read(active, d_model, d_ff, dtype=torch.float32, bias=False, gated=Fal
 
     Per unit: a row of up (and of gate when gated) and a column of down, d_model elements each, and
     with bias its up (and gate) bias; the down bias is read once. A batch reads the union of its
-    sets,
-    which must hold at least one unit.
+    sets, which must hold at least one unit.
     """
     d_model, d_ff = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
     size, bias, gated = (element_bytes(dtype), validate.boolean(bias, "bias"),

@@ -94,8 +94,7 @@ class LowRankPredictor(nn.Module):
 
 def recall_precision(predicted, exact):
     """(recall, precision) over every token: the share of on units predicted (a missed one changes
-    the
-    output), and the share of predicted units that are on (a wrong one costs bytes only)."""
+    the output), and the share of predicted units that are on (a wrong one costs bytes only)."""
     for name, mask in (("predicted", predicted), ("exact", exact)):
         validate.tensor(mask, name)
         if mask.dtype != torch.bool:

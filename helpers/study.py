@@ -1,12 +1,11 @@
-"""Where a learner stands, read from the checks' records: the exercises, their status, the mistakes'
-sentences.
+"""Where a learner stands, read from the checks' records: the exercises, their status, the
+mistakes' sentences.
 
 `python -m helpers progress` shows it (helpers.study_command); a study group's report builds on it
 (helpers.study_group, then helpers.study_page):
 
-    python -m helpers progress                      # your table:
-                                                    # ./course-progress.jsonl (or
-                                                    # notebooks/')
+    python -m helpers progress                      # your table: ./course-progress.jsonl
+                                                    # (or notebooks/')
     python -m helpers progress --json               # the same, as data
     python -m helpers progress --merge alice.jsonl bob.jsonl   # (or a folder) the group's leader
     python -m helpers progress --merge members/ --html report.html

@@ -1,9 +1,8 @@
 """`python -m helpers progress`: a learner's table, or (--merge) a study group's report and page.
 
     python -m helpers progress                      # your table: this folder's
-                                                    # course-progress.jsonl,
-                                                    # or notebooks/' when run from the course's
-                                                    folder
+                                                    # course-progress.jsonl, or notebooks/'
+                                                    # when run from the course's folder
     python -m helpers progress --json               # the same, as data
     python -m helpers progress --merge alice.jsonl bob.jsonl   # (or a folder) the group's leader
     python -m helpers progress --merge members/ --html report.html

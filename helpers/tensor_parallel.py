@@ -110,8 +110,7 @@ class WorkerResult:
 
 def peak_memory_summary(results, expected_below=0.5e9):
     """A clause on the workers' peak memory, measured against what the text expects (bytes), in the
-    course's
-    language (helpers.language)."""
+    course's language (helpers.language)."""
     validate.positive_number(expected_below, "expected_below")
     if not isinstance(results, (list, tuple)):
         raise TypeError("results must be a list of the workers' results (from run), got "

@@ -2,8 +2,8 @@
 instance of a type, a function, an index. Each error names the argument, what was expected and
 what came; helpers.validate names these checks too, beside those of arrays and tensors.
 
-None of them needs numpy or torch, so a command that only reads numbers (`python -m helpers
-params`) starts fast.
+None of them needs numpy or torch, so a command that only reads numbers (`python -m helpers params`)
+starts fast.
 """
 
 import math

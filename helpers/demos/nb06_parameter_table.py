@@ -77,10 +77,8 @@ def scaled_config(model, d_scale=1.0, layer_scale=1.0, ff_scale=1.0):
 
 def rows(b):
     """[(label, share in %, parameters, note, colour)] of a Breakdown: a row for each part of at
-    least
-    TINY of the total, one "other" row for the smaller ones (its note: their names, a tuple), and
-    for
-    an MoE the MLP's share of the parameters one token uses (its note: a Text)."""
+    least TINY of the total, one "other" row for the smaller ones (its note: their names, a tuple),
+    and for an MoE the MLP's share of the parameters one token uses (its note: a Text)."""
     found, small = [], []
     for name, count in b.components.items():
         label, color = _PARTS[name]

@@ -102,8 +102,7 @@ def draw(fig, token, layer, table):
 
 def update(fig, artists, token, layer, table):
     """Draw output `token`'s lines, its inputs' colours, the map of `layer` and its framed row, and
-    the
-    title; return what changed (the input numbers too: they are painted over their nodes)."""
+    the title; return what changed (the input numbers too: they are painted over their nodes)."""
     C = table[layer].numpy()
     colour = COLORS["attention" if "attention" in layer else "mlp"]
     used = C[token - 1] > 1e-9

@@ -1,14 +1,13 @@
 """Notebook 15's demo: a threshold slider over the fact model's MLP 1 for one prompt.
 
-Left: the hidden units (one column each) of every word of "the capital of france is", lit where
-the unit is on (|h| above the threshold times the word's largest). Right: the bytes of MLP 1's
-weights a decode step reads for the last word: dense, with the exact set known only after c_fc,
-and with the set known before (a perfect predictor). The title gives the facts the model still
-answers with every unit under the threshold dropped in both MLPs. Everything is computed when the
-demo is made (eleven thresholds). A move changes only the mask's image, the three bars and the two
-titles (drawn from images made once for each threshold when the figure shows), painted over the
-rest,
-which is drawn once.
+Left: the hidden units (one column each) of every word of "the capital of france is", lit where the
+unit is on (|h| above the threshold times the word's largest). Right: the bytes of MLP 1's weights a
+decode step reads for the last word: dense, with the exact set known only after c_fc, and with the
+set known before (a perfect predictor). The title gives the facts the model still answers with every
+unit under the threshold dropped in both MLPs. Everything is computed when the demo is made (eleven
+thresholds). A move changes only the mask's image, the three bars and the two titles (drawn from
+images made once for each threshold when the figure shows), painted over the rest, which is drawn
+once.
 """
 
 from functools import lru_cache

@@ -1,15 +1,14 @@
 """Notebook 17's demo: the bytes of an MLP's weights against the bytes its hidden activation moves
 between the two matmuls, eager and fused, as the tokens T grow.
 
-Three bars on a fixed log axis: the weights (read once per call), the activation's traffic when
-each op is its own kernel, and when the activation is computed in the first matmul's epilogue
+Three bars on a fixed log axis: the weights (read once per call), the activation's traffic when each
+op is its own kernel, and when the activation is computed in the first matmul's epilogue
 (helpers.fused.PASSES, with GELU as one kernel). The title says the ratio, and, where the notebook
 measured this setting (GPT-2 small, float32), the times eager and compiled took, each with the GELU
-it
-ran: section 2 writes GELU out as GPT-2 does, eight elementwise kernels eagerly (more crossings than
-any bar counts), which the compiler makes one kernel between the library's matmuls (the middle bar's
-four crossings). A move only resizes the bars and rewrites the title: a redraw takes well under 150
-ms.
+it ran: section 2 writes GELU out as GPT-2 does, eight elementwise kernels eagerly (more crossings
+than any bar counts), which the compiler makes one kernel between the library's matmuls (the middle
+bar's four crossings). A move only resizes the bars and rewrites the title: a redraw takes well
+under 150 ms.
 """
 
 from ipywidgets import Dropdown, SelectionSlider

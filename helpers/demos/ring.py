@@ -110,8 +110,7 @@ def stepped_artists(ring):
 
 def show_step(ring, step):
     """Colour the grid, frame the complete sums and point the arrows for the ring after `step`
-    steps;
-    return the artists that changed."""
+    steps; return the artists that changed."""
     image, frames = _cells(ring["n"], step)
     ring["mesh"].set_array(image)
     ring["frames"].set_data(*(zip(*frames, strict=True) if frames else ([], [])))

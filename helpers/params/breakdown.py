@@ -121,12 +121,11 @@ def count_params(config, weights_only=False):
 def flops_per_token(config, seq_len, causal=True):
     """Forward FLOPs of one token at context length seq_len, summed over all layers.
 
-    A dict with "mlp" (2 FLOPs per active MLP and router weight), "attention_projections"
-    (2 per attention weight) and "attention_core", the parameter-free QK^T and AV products:
-    a token that sees t keys costs 2 * t * d_attn for each. Causal (default): averaged over a
-    sequence of seq_len tokens a token sees seq_len / 2 keys, so the core costs
-    2 * n_layers * seq_len * d_attn (Kaplan et al. 2020); causal=False: all seq_len keys, twice
-    that.
+    A dict with "mlp" (2 FLOPs per active MLP and router weight), "attention_projections" (2 per
+    attention weight) and "attention_core", the parameter-free QK^T and AV products: a token that
+    sees t keys costs 2 * t * d_attn for each. Causal (default): averaged over a sequence of seq_len
+    tokens a token sees seq_len / 2 keys, so the core costs 2 * n_layers * seq_len * d_attn (Kaplan
+    et al. 2020); causal=False: all seq_len keys, twice that.
     """
     seq_len = validate.positive_int(seq_len, "seq_len")
     causal = validate.boolean(causal, "causal")

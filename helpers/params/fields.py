@@ -79,8 +79,7 @@ class Fields:
     def heads(self, d_model, n_heads, kv_default=None, head_dim=True, head_dim_default=None):
         """(n_kv_heads, head_dim) of grouped-query attention.
 
-        kv_default: num_key_value_heads when absent (None: n_heads, as in Llama); null means
-        n_heads.
+        kv_default: num_key_value_heads when absent (None: n_heads, as in Llama); null: n_heads.
         head_dim: whether the model reads a head_dim field; without one (or when it is null or
         absent and head_dim_default is None) a head is d_model / n_heads wide.
         """
