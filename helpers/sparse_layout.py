@@ -12,9 +12,8 @@ too: the layout PowerInfer's sparse CPU kernel reads (its down weight is stored 
     sparse_forward(layout, x, idx)  # the MLP reading only the units idx (k,)
     lines_touched(idx, d_model, d_ff)   # bytes of cache lines a column
                                         # gather and a row gather pull in
-    decode_times(...)               # dense, column-gathered and
-                                    # unit-major steps timed, weights
-                                    # cycled
+    decode_times(...)               # dense, column-gathered and unit-major
+                                    # steps timed, weights cycled
 """
 
 import itertools
