@@ -27,8 +27,8 @@ def attached(pairs):
         validate.instance_of(module, "each key of pairs", nn.Module,
                              "(e.g. model.blocks[0].mlp.act)")
         validate.function(hook, f"the hook for {type(module).__name__}")
-    handles = [module.register_forward_hook(_shape_kept(module, hook)) for module,
-               hook in pairs.items()]
+    handles = [module.register_forward_hook(_shape_kept(module, hook))
+               for module, hook in pairs.items()]
     try:
         yield
     finally:

@@ -160,9 +160,9 @@ def decode_times(offs, d_model=768, d_ff=3072, weight_bytes=256 * 2**20, rounds=
     variants = {"dense": cycled(lambda i: copies[i](x))}
     for off in offs:
         idx = torch.randperm(d_ff, generator=g)[: max(1, round(d_ff * (1 - off)))].sort().values
-        variants[f"columns {off}"] = cycled(lambda i,
-                                            idx=idx: sparse_forward(layouts[i][0], x, idx))
-        variants[f"unit-major {off}"] = cycled(lambda i,
-                                               idx=idx: sparse_forward(layouts[i][1], x, idx))
+        variants[f"columns {off}"] = cycled(
+            lambda i, idx=idx: sparse_forward(layouts[i][0], x, idx))
+        variants[f"unit-major {off}"] = cycled(
+            lambda i, idx=idx: sparse_forward(layouts[i][1], x, idx))
     with torch.no_grad():
         return fastest(variants, rounds=validate.positive_int(rounds, "rounds"), threads=1)

@@ -162,8 +162,8 @@ def sparse_mlp(x, mlp, active):
         if len(empty):
             # that token would read nothing
             _not_empty(0, layout.d_ff, f"active[{int(empty[0])}]")
-        return torch.stack([sparse_mlp(x_t, layout, a_t) for x_t,
-                            a_t in zip(x, active, strict=True)])
+        return torch.stack([sparse_mlp(x_t, layout, a_t)
+                            for x_t, a_t in zip(x, active, strict=True)])
     idx = _indices(active, layout.d_ff).to(layout.up.device)
     return sparse_layout.sparse_forward(layout, x, idx)
 
@@ -216,7 +216,7 @@ def firing_frequency(active):
 
 
 def hot_units(frequency, share=0.8):
-    """The fewest units, most frequent first, whose firings make `share` of all firings: (n,)."""
+    """The fewest units, most frequent first, whose firings make at least `share` of all: (n,)."""
     validate.ndim(validate.tensor(frequency, "frequency"), "frequency", 1)
     if not frequency.is_floating_point() or len(frequency) == 0:
         raise TypeError("frequency must be shares of tokens (d_ff,), from firing_frequency, got "

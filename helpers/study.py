@@ -58,8 +58,8 @@ def exercises():
         doc = module.__doc__ or ""
         listed = {int(n) for n in re.findall(r"^(\d+)\. ", doc, re.M)}
         stretch = {int(n) for n in re.findall(r"^(\d+)\. \(stretch\)", doc, re.M)}
-        titles = {number: sentence for sentence,
-                  number in sorted(recording._exercises_of(module).items())}
+        titles = {number: sentence
+                  for sentence, number in sorted(recording._exercises_of(module).items())}
         found[info.name[2:]] = [Exercise(info.name[2:], n, titles.get(n, f"Exercise {n}"),
                                          n in stretch)
                                 for n in sorted(listed | set(titles))]

@@ -214,8 +214,8 @@ def _parallelized_task(rank, world_size, payload, dev):
         out = module(payload["x"].to(dev))
     out = out.wait() if hasattr(out, "wait") else out   # an AsyncCollectiveTensor until waited on
     seconds = time.perf_counter() - start
-    held = {name: p.to_local() if isinstance(p, DTensor) else p for name,
-            p in module.named_parameters()}
+    held = {name: p.to_local() if isinstance(p, DTensor) else p
+            for name, p in module.named_parameters()}
     counts = {str(op).rsplit(".", 1)[-1]: n for op, n in comm.get_comm_counts().items()}
     return _result(rank, out, held, comm.sent_bytes, counts, seconds)
 

@@ -75,14 +75,14 @@ def _analyse(subject, ablate):
 
 def _columns(heights, x=range(10)):
     """The corners of one bar per neuron, 0.8 wide, as ax.bar draws them."""
-    return [[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)] for i,
-            h in zip(x, heights, strict=True)]
+    return [[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)]
+            for i, h in zip(x, heights, strict=True)]
 
 
 def _rows(widths, y=range(5)[::-1]):
     """The corners of one bar per answer, 0.8 high, the best on top, as ax.barh draws them."""
-    return [[(0, j - 0.4), (w, j - 0.4), (w, j + 0.4), (0, j + 0.4)] for j,
-            w in zip(y, widths, strict=True)]
+    return [[(0, j - 0.4), (w, j - 0.4), (w, j + 0.4), (0, j + 0.4)]
+            for j, w in zip(y, widths, strict=True)]
 
 
 def draw(fig, subject, ablate):

@@ -62,8 +62,8 @@ def lens(model, tokenizer, prompt):
 
 def _bars(widths):
     """The corners of one horizontal bar per row, 0.8 high, as ax.barh draws them."""
-    return [[(0, y - 0.4), (w, y - 0.4), (w, y + 0.4), (0, y + 0.4)] for y,
-            w in zip(ROWS, widths, strict=True)]
+    return [[(0, y - 0.4), (w, y - 0.4), (w, y + 0.4), (0, y + 0.4)]
+            for y, w in zip(ROWS, widths, strict=True)]
 
 
 class Lens:
