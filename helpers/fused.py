@@ -168,8 +168,8 @@ def rounding_bound(x, c_fc_w, c_fc_b, c_proj_w, c_proj_b):
     a = torch.nn.functional.gelu(h, approximate="tanh")
     a_err = GELU_SLOPE * h_err + GELU_ULPS * u * (h.abs() + h_err)
     carried = LAMBDA * ((a_err ** 2) @ (c_proj_w ** 2).T).sqrt()   # d_ff independent errors, summed
-    return gamma(c_fc_w.shape[0] + 1) * ((a.abs() + a_err) @ c_proj_w.abs().T + c_proj_b.abs(
-        )) + carried
+    return gamma(c_fc_w.shape[0] + 1) \
+        * ((a.abs() + a_err) @ c_proj_w.abs().T + c_proj_b.abs()) + carried
 
 
 # Profiler entries that are not kernels: wrappers that call kernels, views that move no data,
@@ -233,8 +233,8 @@ def saved_bytes(fn, *args, params=()):
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
         fn(*args)
-    return sum(n for n, _, _ in kept.values()), [(shape, dtype) for _, shape,
-                                                 dtype in kept.values()]
+    return (sum(n for n, _, _ in kept.values()),
+            [(shape, dtype) for _, shape, dtype in kept.values()])
 
 
 def swiglu_triton(gate, up):

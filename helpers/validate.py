@@ -124,8 +124,8 @@ def _autocast_on(device_type):
     try:
         return torch.is_autocast_enabled(device_type)
     except TypeError:  # torch before 2.4 takes no device type
-        return torch.is_autocast_cpu_enabled(
-            ) if device_type == "cpu" else torch.is_autocast_enabled()
+        return (torch.is_autocast_cpu_enabled() if device_type == "cpu"
+                else torch.is_autocast_enabled())
 
 
 def matches_weight(x, weight, module, name="x"):

@@ -136,8 +136,8 @@ class LiveFigure:
             FigureCanvasAgg(fig)
             self._state = self.draw(fig, **self.values())
             self.figure = fig
-            self._changed, self._animated, self._background, self._background_key = None, [
-                ], None, None
+            self._changed, self._animated, self._background, self._background_key = (
+                None, [], None, None)
             self._touched = set()
         return self.figure
 

@@ -118,8 +118,8 @@ def update(fig, artists, n_layers, d, activation, view, turn):
     elev, azim = VIEWS[view]
     screen, depth = network3d.project(points, elev, azim + turn)   # (n, 2), (n,)
     lines = artists["edges"]
-    lines.set_segments(np.concatenate([np.stack([screen[a], screen[b]], axis=1) for a, b,
-                                       _ in edges]))
+    lines.set_segments(np.concatenate([np.stack([screen[a], screen[b]], axis=1)
+                                       for a, b, _ in edges]))
     lines.set(colors=colors, linestyles=styles, linewidths=widths)
     # far nodes first: near ones paint over them
     order = np.argsort(depth)

@@ -127,11 +127,9 @@ def _add_rows(fig, artists, n):
                                                       visible=False)))
         artists["values"].append(ax.add_artist(Label(0, 0, "", va="center", fontsize=9,
                                                      visible=False)))
-        artists["names"].append(fig.add_artist(Label(0, 0, "", transform=name_at, ha="right",
-                                                     va="center_baseline",
-                                                     fontsize=matplotlib.rcParams[
-                                                         "ytick.labelsize"],
-                                                     visible=False)))
+        artists["names"].append(fig.add_artist(Label(
+            0, 0, "", transform=name_at, ha="right", va="center_baseline",
+            fontsize=matplotlib.rcParams["ytick.labelsize"], visible=False)))
 
 
 def _grid(ax):

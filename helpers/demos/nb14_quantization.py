@@ -57,9 +57,8 @@ def _table():
                 for block in rounded.blocks:
                     block.mlp = Q.fake_quantized(block.mlp, bits, k)
                 out = rounded(prompts.idx)
-                recall = (kv_memory.answer_logits(out,
-                                                  prompts).argmax(-1) == prompts.answer).float(
-                                                      ).mean()
+                recall = (kv_memory.answer_logits(out, prompts).argmax(-1)
+                          == prompts.answer).float().mean()
                 table[bits, grouping] = (levels, Q.relative_error(Q.dequantize(q, scale), W),
                                          Q.relative_error(out, exact), float(recall))
     return table

@@ -207,8 +207,8 @@ class FollowingTickLabels:
     shown."""
 
     def __init__(self, axis, most=12):
-        self.axis, self.locator, self.formatter = axis, axis.get_major_locator(
-            ), axis.get_major_formatter()
+        self.axis, self.locator, self.formatter = (axis, axis.get_major_locator(),
+                                                   axis.get_major_formatter())
         template = axis.get_major_ticks(1)[0].label1
         self.labels = []
         for _ in range(most):

@@ -42,8 +42,8 @@ class Fields:
             return default
         if value is None and null is not REQUIRED:
             return null
-        if isinstance(value, bool) or not isinstance(value,
-                                                     int) or not minimum <= value <= MAX_COUNT:
+        if isinstance(value, bool) or not isinstance(value, int) \
+                or not minimum <= value <= MAX_COUNT:
             raise ConfigError(f"config field {key!r} ({meaning}) must be a whole number from "
                               f"{minimum} to {MAX_COUNT:,}, got {shown(value)}")
         return value
