@@ -21,8 +21,8 @@ from helpers.data import data_path
 from helpers.fact_prompts import Prompts, Vocab, make_prompts  # noqa: F401 - exported
 from helpers.hooks import attached
 
-WEIGHTS, CONFIG, VOCAB = "fact_model/model.safetensors", "fact_model/config.json", (
-    "fact_model/vocab.json")
+WEIGHTS, CONFIG, VOCAB = ("fact_model/model.safetensors", "fact_model/config.json",
+                          "fact_model/vocab.json")
 
 
 @dataclass

@@ -121,8 +121,8 @@ def use_hangul_font():
         if path not in known:
             font_manager.fontManager.addfont(path)
     family = [f for f in matplotlib.rcParams["font.family"] if f != HANGUL_FONT]
-    latin = font_manager.FontProperties(fname=font_manager.findfont(font_manager.FontProperties(
-        family=family)))
+    latin = font_manager.FontProperties(
+        fname=font_manager.findfont(font_manager.FontProperties(family=family)))
     matplotlib.rcParams["font.family"] = [latin.get_name(), HANGUL_FONT]
     return matplotlib.rcParams["font.family"]
 

@@ -37,8 +37,8 @@ def _member_name(path):
     """alice.jsonl -> 'alice'; alice/course-progress.jsonl and alice/ko/course-progress.jsonl ->
     'alice'."""
     folder = path.resolve().parent
-    if path.name == recording.FILE_NAME and folder.name == "ko" and (
-        folder.parent / recording.FILE_NAME).exists():
+    if path.name == recording.FILE_NAME and folder.name == "ko" \
+            and (folder.parent / recording.FILE_NAME).exists():
         folder = folder.parent   # the Korean edition's file of before: the same member
     if path.name == recording.FILE_NAME and folder.name:
         return shown(folder.name, 40)

@@ -85,7 +85,7 @@ def page(data):
             continue
         out.append(
             f"<p>{t('The mistakes made most often in notebook {number}:', number=nb['number'])}</p>"
-                   "<ol class=\"mistakes\">")
+            "<ol class=\"mistakes\">")
         for m in nb["mistakes"]:
             said = escape(study_group.said_often(m, lang))
             cell = t("discuss at the cell tagged {tag} ({heading})", **m["cell"])

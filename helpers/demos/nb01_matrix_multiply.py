@@ -80,7 +80,7 @@ def dot_product(x, W, column):
     ax.set_axis_off()
     ax.set_title(said(
         "Output {n} = x · column {n} of W = {value:g}: each output has its own column",
-                      n=column + 1, value=z[column]), fontsize=11)
+        n=column + 1, value=z[column]), fontsize=11)
     return fig
 
 

@@ -71,8 +71,7 @@ def _numbers(d_model, expansion, activation, lang):
                            flops=flops),
         "before": h[shown], "after": a[shown], "span": [h[0], h[-1]],
         "right_title": said(
-            "One token's {d_ff:,} hidden units: each one's output against its input",
-                            d_ff=d_ff),
+            "One token's {d_ff:,} hidden units: each one's output against its input", d_ff=d_ff),
     }
 
 

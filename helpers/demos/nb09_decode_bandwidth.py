@@ -31,9 +31,8 @@ from helpers.widgets import LiveFigure
 MODELS = ("gpt2", "gpt2-xl", "tinyllama-1.1b", "llama-2-7b", "llama-3-8b", "mixtral-8x7b",
           "gpt3-175b")
 # Published peak figures (helpers.bandwidth.GPUS, from NVIDIA's datasheets), and a laptop CPU.
-HARDWARE = {f"{g.name}: {g.bandwidth / 1e12:.2f} TB/s, {g.peak_flops / 1e12:.0f} TFLOP/s": (
-    g.bandwidth, g.peak_flops)
-            for g in GPUS.values()}
+HARDWARE = {f"{g.name}: {g.bandwidth / 1e12:.2f} TB/s, {g.peak_flops / 1e12:.0f} TFLOP/s":
+            (g.bandwidth, g.peak_flops) for g in GPUS.values()}
 HARDWARE[say("laptop CPU: about 60 GB/s, 1 TFLOP/s")] = (60e9, 1e12)   # said in the control
 BATCHES = [2**i for i in range(11)]  # 1 ... 1024 sequences, one new token each
 CONTEXTS = [128, 512, 2048, 8192, 32768]
