@@ -261,8 +261,8 @@ def _triton_kernel():
         import triton
         import triton.language as tl
 
+        # BLOCK in capitals: Triton's style
         @triton.jit
-        # Triton's style
         def silu_mul_kernel(gate_ptr, up_ptr, out_ptr, n, BLOCK: tl.constexpr):  # noqa: N803
             offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
             inside = offsets < n
