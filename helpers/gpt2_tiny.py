@@ -15,7 +15,7 @@ import torch
 
 from helpers import lab_extra
 from helpers.data import data_path
-from helpers.hub import ModelError
+from helpers.hub_local import ModelError
 
 SAMPLE = "text_sample.txt"       # a few hundred sentences written for the course (data/)
 # The tiny model: GPT-2's architecture at toy size. Bump BUILD when what is built here changes.
