@@ -11,20 +11,24 @@ from pathlib import Path
 
 COMMANDS = {
     "params": ("helpers.config_params", "parameters by component, from a config.json"),
-    "progress": ("helpers.study_command", "your exercises done, or (--merge) a study group's report"),
+    "progress": ("helpers.study_command",
+                 "your exercises done, or (--merge) a study group's report"),
 }
 # Said where this Python lacks what the course installs (torch, numpy): without them the checks'
 # language layer cannot load, so the sentence is read from the same catalog with gettext alone
 # (its entry in locale/ko/LC_MESSAGES/checks.po is flagged runtime: no `say` holds it).
-NO_COURSE_PYTHON = ("This Python lacks {module}, which the course's commands need: run them with the course's "
-                    "Python, .venv/bin/python -m helpers {command}, after `make lab` in the course's folder.")
+NO_COURSE_PYTHON = ("This Python lacks {module}, which the course's commands need: run them with "
+                    "the course's Python, .venv/bin/python -m helpers {command}, after `make lab` "
+                    "in the course's folder.")
 
 
 def _no_course_python(module, command):
-    """The sentence for a Python without the course's packages, in Korean where the terminal speaks it."""
+    """The sentence for a Python without the course's packages, in Korean where the terminal speaks
+    it."""
     text = NO_COURSE_PYTHON
     if any(os.environ.get(v, "").startswith("ko") for v in ("LC_ALL", "LC_MESSAGES", "LANG")):
-        found = gettext.translation("checks", Path(__file__).parent / "locale", ["ko"], fallback=True)
+        found = gettext.translation("checks", Path(__file__).parent / "locale", ["ko"],
+                                    fallback=True)
         text = found.gettext(text)
     return text.format(module=module, command=command)
 

@@ -23,7 +23,8 @@ from helpers.device import check_available
 
 
 def causal_mask(T, window=None, device=None):
-    """(T, T) bool, True where query i may look at key j: j <= i, and j > i - window if a window is set."""
+    """(T, T) bool, True where query i may look at key j: j <= i, and j > i - window if a window is
+    set."""
     T = validate.positive_int(T, "T")
     if device is not None and not isinstance(device, torch.device):
         device = check_available(device)
@@ -55,27 +56,34 @@ class CausalSelfAttention(nn.Module):
         B, T, C = x.shape
         q, k, v = self.c_attn(x).split(C, dim=2)
         hs = C // self.n_head
-        q, k, v = (t.view(B, T, self.n_head, hs).transpose(1, 2) for t in (q, k, v))  # (B, nh, T, hs)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(hs)                              # (B, nh, T, T)
+        # (B, nh, T, hs)
+        q, k, v = (t.view(B, T, self.n_head, hs).transpose(1, 2) for t in (q, k, v))
+        # (B, nh, T, T)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(hs)
         scores = scores.masked_fill(~causal_mask(T, device=x.device), float("-inf"))
         weights = self.softmax(scores)   # each row sums to 1: a weighted average
-        y = weights @ v                                                                # (B, nh, T, hs)
+        # (B, nh, T, hs)
+        y = weights @ v
         y = y.transpose(1, 2).contiguous().view(B, T, C)
         return self.c_proj(y)
 
 
 def rope(x, base=10000.0):
-    """Rotary position embedding of x (..., T, d_head), as Llama (Hugging Face) applies it to q and k.
+    """Rotary position embedding of x (..., T, d_head), as Llama (Hugging Face) applies it to q and
+    k.
 
     Position t turns the pair (x[i], x[i + d_head/2]) by the angle t * base**(-2i/d_head).
     """
     validate.tensor(x, "x")
     if x.ndim < 2 or x.shape[-1] % 2:
-        raise ValueError(f"x must have shape (..., T, d_head) with an even d_head, got {tuple(x.shape)}")
+        raise ValueError("x must have shape (..., T, d_head) with an even d_head, got "
+                         f"{tuple(x.shape)}")
     base = validate.positive_number(base, "base")
     T, half = x.shape[-2], x.shape[-1] // 2
-    inv_freq = base ** (-torch.arange(half, dtype=torch.float64, device=x.device) / half)   # (half,)
-    angles = torch.arange(T, dtype=torch.float64, device=x.device)[:, None] * inv_freq     # (T, half)
+    # (half,)
+    inv_freq = base ** (-torch.arange(half, dtype=torch.float64, device=x.device) / half)
+    # (T, half)
+    angles = torch.arange(T, dtype=torch.float64, device=x.device)[:, None] * inv_freq
     cos = angles.cos().repeat(1, 2).to(x.dtype)    # (T, d_head): each angle for both halves
     sin = angles.sin().repeat(1, 2).to(x.dtype)
     rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)   # (x1, x2) -> (-x2, x1)
@@ -83,7 +91,8 @@ def rope(x, base=10000.0):
 
 
 class LlamaAttention(nn.Module):
-    """x: (B, T, d_model) -> (B, T, d_model), with Llama's names and RoPE; token t sees tokens 0..t."""
+    """x: (B, T, d_model) -> (B, T, d_model), with Llama's names and RoPE; token t sees tokens
+    0..t."""
 
     def __init__(self, d_model, n_head, n_kv_head=None):
         super().__init__()
@@ -91,7 +100,8 @@ class LlamaAttention(nn.Module):
         n_head = validate.positive_int(n_head, "n_head")
         n_kv_head = n_head if n_kv_head is None else validate.positive_int(n_kv_head, "n_kv_head")
         if d_model % n_head or (d_model // n_head) % 2:
-            raise ValueError(f"d_model={d_model} must be n_head={n_head} times an even d_head (RoPE turns pairs)")
+            raise ValueError(f"d_model={d_model} must be n_head={n_head} times an even d_head "
+                             "(RoPE turns pairs)")
         if n_head % n_kv_head:
             raise ValueError(f"n_head={n_head} must be a multiple of n_kv_head={n_kv_head}")
         self.n_head, self.n_kv_head, self.d_head = n_head, n_kv_head, d_model // n_head
@@ -105,11 +115,13 @@ class LlamaAttention(nn.Module):
         validate.model_input(x, self.o_proj.out_features, "attention", self.q_proj.weight, dims=3)
         B, T, C = x.shape
         q = self.q_proj(x).view(B, T, self.n_head, self.d_head).transpose(1, 2)     # (B, nh, T, hs)
-        k, v = (proj(x).view(B, T, self.n_kv_head, self.d_head).transpose(1, 2)      # (B, n_kv, T, hs)
+        # (B, n_kv, T, hs)
+        k, v = (proj(x).view(B, T, self.n_kv_head, self.d_head).transpose(1, 2)
                 for proj in (self.k_proj, self.v_proj))
         q, k = rope(q), rope(k)                          # position enters here, in q and k only
         group = self.n_head // self.n_kv_head
-        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)  # (B, nh, T, hs)
+        # (B, nh, T, hs)
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_head)
         scores = scores.masked_fill(~causal_mask(T, device=x.device), float("-inf"))
         y = self.softmax(scores) @ v

@@ -48,11 +48,13 @@ GPUS = {
     "L4": GPU("L4", 121e12, 300e9, 48 * 2**20,
               "NVIDIA L4 datasheet: 242 TFLOPS BF16 with sparsity (121 dense), 300 GB/s GDDR6"),
     "A100 40GB SXM": GPU("A100 40GB SXM", 312e12, 1555e9, 40 * 2**20,
-                         "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense (624 with sparsity), 1,555 GB/s HBM2"),
+                         "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense (624 with sparsity), "
+                         "1,555 GB/s HBM2"),
     "A100 80GB SXM": GPU("A100 80GB SXM", 312e12, 2039e9, 40 * 2**20,
                          "NVIDIA A100 datasheet: 312 TFLOPS BF16 dense, 2,039 GB/s HBM2e"),
     "H100 SXM": GPU("H100 SXM", 989e12, 3.35e12, 50 * 2**20,
-                    "NVIDIA H100 datasheet: 1,979 TFLOPS BF16 with sparsity (989 dense), 3.35 TB/s HBM3"),
+                    "NVIDIA H100 datasheet: 1,979 TFLOPS BF16 with sparsity (989 dense), "
+                    "3.35 TB/s HBM3"),
 }
 
 
@@ -129,11 +131,13 @@ def ffn_bytes(n_tokens, d_model, d_ff, bytes_per_element=4):
 
 def arithmetic_intensity(flops, n_bytes):
     """FLOPs per byte moved: low means bandwidth-bound, high means compute-bound."""
-    return validate.non_negative_number(flops, "flops") / validate.positive_number(n_bytes, "n_bytes")
+    return (validate.non_negative_number(flops, "flops")
+            / validate.positive_number(n_bytes, "n_bytes"))
 
 
 def roofline_seconds(flops, n_bytes, peak_flops, bandwidth):
-    """The roofline's time: the slower of computing (flops / peak) and reading (bytes / bandwidth)."""
+    """The roofline's time: the slower of computing (flops / peak) and reading (bytes /
+    bandwidth)."""
     flops = validate.non_negative_number(flops, "flops")
     n_bytes = validate.non_negative_number(n_bytes, "n_bytes")
     peak_flops = validate.positive_number(peak_flops, "peak_flops")
@@ -143,7 +147,8 @@ def roofline_seconds(flops, n_bytes, peak_flops, bandwidth):
 
 def knee_intensity(peak_flops, bandwidth):
     """FLOPs per byte where the roofline turns from bandwidth-bound to compute-bound."""
-    return validate.positive_number(peak_flops, "peak_flops") / validate.positive_number(bandwidth, "bandwidth")
+    return (validate.positive_number(peak_flops, "peak_flops")
+            / validate.positive_number(bandwidth, "bandwidth"))
 
 
 def knee_batch(n_params, kv_bytes_per_sequence, peak_flops, bandwidth, bytes_per_weight=2):
@@ -151,14 +156,18 @@ def knee_batch(n_params, kv_bytes_per_sequence, peak_flops, bandwidth, bytes_per
 
     One step over B sequences does 2 * n_params * B FLOPs and reads n_params * bytes_per_weight
     bytes of weights plus B * kv_bytes_per_sequence of KV cache. The two times meet at
-    B = n_params * bytes_per_weight / (2 * n_params * bandwidth / peak_flops - kv_bytes_per_sequence);
+
+        B = n_params * bytes_per_weight
+            / (2 * n_params * bandwidth / peak_flops - kv_bytes_per_sequence)
+
     when each sequence's cache alone takes longer to read than its FLOPs take, they never meet.
     """
-    for value, name in ((n_params, "n_params"), (peak_flops, "peak_flops"), (bandwidth, "bandwidth"),
-                        (bytes_per_weight, "bytes_per_weight")):
+    for value, name in ((n_params, "n_params"), (peak_flops, "peak_flops"),
+                        (bandwidth, "bandwidth"), (bytes_per_weight, "bytes_per_weight")):
         validate.positive_number(value, name)
     validate.non_negative_number(kv_bytes_per_sequence, "kv_bytes_per_sequence")
-    room = 2 * n_params * bandwidth / peak_flops - kv_bytes_per_sequence   # bytes per sequence to spare
+    # bytes per sequence to spare
+    room = 2 * n_params * bandwidth / peak_flops - kv_bytes_per_sequence
     return n_params * bytes_per_weight / room if room > 0 else math.inf
 
 
@@ -169,7 +178,8 @@ def decode_weight_bytes(breakdown, bytes_per_param=2):
     embedding tables, of which one row is read; the unembedding (vocab x d_model, tied or
     not) is read whole. An MoE reads only the experts its token picked.
     """
-    validate.instance_of(breakdown, "breakdown", Breakdown, "(from helpers.config_params.count_params)")
+    validate.instance_of(breakdown, "breakdown", Breakdown,
+                         "(from helpers.config_params.count_params)")
     b, c = breakdown, breakdown.components
     per_param = validate.positive_int(bytes_per_param, "bytes_per_param")
     counts = {
@@ -189,7 +199,8 @@ def kv_cache_bytes(breakdown, n_tokens=1, bytes_per_element=2):
 
     Only attention has a cache; no term depends on the MLP.
     """
-    b = validate.instance_of(breakdown, "breakdown", Breakdown, "(from helpers.config_params.count_params)")
+    b = validate.instance_of(breakdown, "breakdown", Breakdown,
+                             "(from helpers.config_params.count_params)")
     n_tokens = validate.positive_int(n_tokens, "n_tokens")
     per_element = validate.positive_int(bytes_per_element, "bytes_per_element")
     return 2 * b.n_layers * b.n_kv_heads * b.head_dim * per_element * n_tokens

@@ -1,10 +1,14 @@
-"""The Transformer block: norms, the pre-LN block of GPT-2, the post-LN block, the parallel block, Llama's.
+"""The Transformer block: norms, the pre-LN block of GPT-2, the post-LN block, the parallel block,
+Llama's.
 
-    Block:          x = x + attn(ln_1(x));  x = x + mlp(ln_2(x))     (GPT-2: norm inside each branch)
-    PostLNBlock:    x = ln_1(x + attn(x));  x = ln_2(x + mlp(x))     (the original Transformer: add, then norm)
+    Block:          x = x + attn(ln_1(x));  x = x + mlp(ln_2(x))
+                    (GPT-2: norm inside each branch)
+    PostLNBlock:    x = ln_1(x + attn(x));  x = ln_2(x + mlp(x))
+                    (the original Transformer: add, then norm)
     ParallelBlock:  x = x + attn(ln(x)) + mlp(ln(x))                 (GPT-J, PaLM)
     LlamaBlock:     x = x + self_attn(input_layernorm(x));  x = x + mlp(post_attention_layernorm(x))
-                    (pre-norm too: RMSNorm, RoPE attention, the SwiGLU MLP; Hugging Face's LlamaDecoderLayer)
+                    (pre-norm too: RMSNorm, RoPE attention, the SwiGLU MLP; Hugging Face's
+                    LlamaDecoderLayer)
     LlamaStack:     n_layers LlamaBlocks, then a final RMSNorm (LlamaModel without its embedding)
 
 mlp="gelu_tanh" gives GPT-2's own MLP (its "gelu_new", the tanh approximation): a Block built
@@ -29,7 +33,8 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(validate.positive_int(d_model, "d_model")))
 
     def forward(self, x):
-        validate.model_input(x, self.weight.shape[0], "RMSNorm", self.weight)  # else weight broadcasts
+        # else weight broadcasts
+        validate.model_input(x, self.weight.shape[0], "RMSNorm", self.weight)
         rms = torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps)
         return x / rms * self.weight
 
@@ -53,7 +58,8 @@ def make_norm(kind, d_model):
 
 
 def make_mlp(kind, d_model, d_ff, bias):
-    """'gelu' (the FFN), 'gelu_tanh' (GPT-2's FFN exactly), 'relu', or 'swiglu' (Llama's gated MLP)."""
+    """'gelu' (the FFN), 'gelu_tanh' (GPT-2's FFN exactly), 'relu', or 'swiglu' (Llama's gated
+    MLP)."""
     validate.choice(kind, "mlp", MLPS)
     if kind == "swiglu":
         return GatedMLP(d_model, d_ff, bias=bias)
@@ -80,7 +86,8 @@ class Block(nn.Module):
 
 
 class PostLNBlock(Block):
-    """The original Transformer's order, Add & Norm after each sublayer; Block's parameters and names."""
+    """The original Transformer's order, Add & Norm after each sublayer; Block's parameters and
+    names."""
 
     def forward(self, x):
         validate.model_input(x, self.d_model, type(self).__name__, self.attn.c_attn.weight, dims=3)
@@ -123,7 +130,8 @@ class LlamaBlock(nn.Module):
         self.mlp = GatedMLP(d_model, d_ff)    # gate_proj, up_proj, down_proj (notebook 05)
 
     def forward(self, x):
-        validate.model_input(x, self.d_model, type(self).__name__, self.self_attn.q_proj.weight, dims=3)
+        validate.model_input(x, self.d_model, type(self).__name__, self.self_attn.q_proj.weight,
+                             dims=3)
         x = x + self.self_attn(self.input_layernorm(x))
         x = x + self.mlp(self.post_attention_layernorm(x))
         return x
@@ -135,8 +143,10 @@ class LlamaStack(nn.Module):
     def __init__(self, d_model, n_head, d_ff=None, n_layers=2, n_kv_head=None, eps=1e-6):
         super().__init__()
         n_layers = validate.positive_int(n_layers, "n_layers")
-        self.layers = nn.ModuleList(LlamaBlock(d_model, n_head, d_ff, n_kv_head, eps) for _ in range(n_layers))
-        self.norm = RMSNorm(self.layers[0].d_model, eps)   # the stream is never normalised inside: once here
+        self.layers = nn.ModuleList(LlamaBlock(d_model, n_head, d_ff, n_kv_head, eps)
+                                    for _ in range(n_layers))
+        # the stream is never normalised inside: once here
+        self.norm = RMSNorm(self.layers[0].d_model, eps)
 
     def forward(self, x):
         for layer in self.layers:

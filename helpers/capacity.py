@@ -43,7 +43,8 @@ def retrieval_accuracy(outputs, values):
         validate.tensor(t, name)
         if not t.is_floating_point():
             raise TypeError(f"{name} must hold floating-point numbers, got dtype {t.dtype}")
-        validate.finite(t, name)  # a NaN row is nobody's nearest: it would score as chance, silently
+        # a NaN row is nobody's nearest: it would score as chance, silently
+        validate.finite(t, name)
     if outputs.shape != values.shape or outputs.ndim != 2:
         raise ValueError(
             f"outputs has shape {tuple(outputs.shape)} but values has shape "
@@ -82,7 +83,8 @@ def seeded_ffn(d_model, d_ff, seed=0, activation="gelu"):
     """A float64 FFN (d_model -> d_ff -> d_model) drawn from its own generator, as nn.Linear draws:
     every weight and bias uniform in +-1/sqrt(fan-in), the number of inputs each output sums."""
     gen = torch.Generator().manual_seed(validate.non_negative_int(seed, "seed"))
-    with torch.random.fork_rng(devices=[]):   # FFN's constructor draws from the global generator: put it back
+    # FFN's constructor draws from the global generator: put it back
+    with torch.random.fork_rng(devices=[]):
         ffn = FFN(d_model, d_ff, activation=activation).double()
     with torch.no_grad():
         for layer in (ffn.c_fc, ffn.c_proj):
@@ -93,7 +95,8 @@ def seeded_ffn(d_model, d_ff, seed=0, activation="gelu"):
 
 
 def memorised_fraction(d_model, d_ff, n_pairs, seed=0, activation="gelu"):
-    """Fit an FFN (d_model -> d_ff -> d_model) to n_pairs random pairs; return the fraction memorised."""
+    """Fit an FFN (d_model -> d_ff -> d_model) to n_pairs random pairs; return the fraction
+    memorised."""
     keys, values = random_pairs(n_pairs, d_model, seed)
     ffn = seeded_ffn(d_model, d_ff, seed, activation)
     with one_thread():
@@ -103,7 +106,8 @@ def memorised_fraction(d_model, d_ff, n_pairs, seed=0, activation="gelu"):
 
 
 def adam_steps(params, loss_fn, steps, lr, betas=(0.9, 0.999), eps=1e-8):
-    """`steps` Adam updates of params (tensors with requires_grad) on loss_fn(); torch.optim.Adam's rule.
+    """`steps` Adam updates of params (tensors with requires_grad) on loss_fn(); torch.optim.Adam's
+    rule.
 
     Written out because torch.optim's first use imports torch's compiler, seconds on a laptop, for a
     loop this small. tests/test_capacity.py checks it against torch.optim.Adam step by step.
@@ -124,16 +128,19 @@ def adam_steps(params, loss_fn, steps, lr, betas=(0.9, 0.999), eps=1e-8):
 
 
 def trained_fraction(d_model, d_ff, n_pairs, seed=0, steps=300, lr=0.03):
-    """Train the whole FFN (up- and down-projection) with Adam on n_pairs random pairs; the fraction retrieved.
+    """Train the whole FFN (up- and down-projection) with Adam on n_pairs random pairs; the fraction
+    retrieved.
 
-    The same pairs and starting weights as memorised_fraction; only the up-projection is no longer fixed.
+    The same pairs and starting weights as memorised_fraction; only the up-projection is no longer
+    fixed.
     """
     steps = validate.positive_int(steps, "steps")
     lr = validate.positive_number(lr, "lr")
     keys, values = random_pairs(n_pairs, d_model, seed)
     ffn = seeded_ffn(d_model, d_ff, seed)
     with one_thread(), torch.enable_grad():
-        adam_steps(ffn.parameters(), lambda: F.mse_loss(ffn(keys), values), steps, lr)  # c_fc learns its keys too
+        # c_fc learns its keys too
+        adam_steps(ffn.parameters(), lambda: F.mse_loss(ffn(keys), values), steps, lr)
         with torch.no_grad():
             return retrieval_accuracy(ffn(keys), values)
 
@@ -141,8 +148,8 @@ def trained_fraction(d_model, d_ff, n_pairs, seed=0, steps=300, lr=0.03):
 def capacity(n_pairs_list, fractions):
     """The largest n_pairs whose pairs were all memorised (0 if none)."""
     if len(n_pairs_list) != len(fractions):
-        raise ValueError(f"n_pairs_list has {len(n_pairs_list)} sizes but fractions has {len(fractions)} "
-                         "values: one fraction per size")
+        raise ValueError(f"n_pairs_list has {len(n_pairs_list)} sizes but fractions has "
+                         f"{len(fractions)} values: one fraction per size")
     for i, (n, f) in enumerate(zip(n_pairs_list, fractions, strict=True)):
         validate.positive_int(n, f"n_pairs_list[{i}]")
         if not 0 <= validate.non_negative_number(f, f"fractions[{i}]") <= 1:

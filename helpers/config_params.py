@@ -82,8 +82,10 @@ def _run(argv):
     except BrokenPipeError:
         raise
     except OSError as err:  # a full disk, /dev/full: one line, not a traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # nothing left for the exit's flush
-        print(f"error: could not write the result to standard output: {err.strerror or err}", file=sys.stderr)
+        # nothing left for the exit's flush
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"error: could not write the result to standard output: {err.strerror or err}",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -30,7 +30,8 @@ def box(ax, x, y, text, color=NEUTRAL, width=BOX_W, height=BOX_H):
 def arrow(ax, start, end, label=None, offset=(0.0, 0.18)):
     """An arrow from start to end (x, y), with `label` (a shape, say) beside its middle."""
     ax.annotate("", xy=end, xytext=start,
-                arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.2, "shrinkA": 0, "shrinkB": 0})
+                arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.2, "shrinkA": 0,
+                            "shrinkB": 0})
     if label:
         mid = ((start[0] + end[0]) / 2 + offset[0], (start[1] + end[1]) / 2 + offset[1])
         ax.text(*mid, label, ha="center", va="bottom", fontsize=9)
@@ -95,19 +96,22 @@ def gated_mlp(ax, d_model, d_ff, fused=False):
     line(ax, [6.25, 7.3], [gate_y, gate_y])
     ax.text(6.78, gate_y + 0.08, f"g (T, {m})", ha="center", va="bottom", fontsize=9)
     arrow(ax, (7.3, gate_y), (7.3, mid_y + 0.3))
-    ax.text(7.3, mid_y, "\u2299", ha="center", va="center", fontsize=20)    # the entry-by-entry product
+    # the entry-by-entry product
+    ax.text(7.3, mid_y, "\u2299", ha="center", va="center", fontsize=20)
     arrow(ax, (7.55, mid_y), (8.5, mid_y), f"g * u\n(T, {m})", offset=(0, 0.05))
     box(ax, 9.5, mid_y, f"down_proj\n{m} -> {d}", "white")
     arrow(ax, (10.45, mid_y), (11.1, mid_y))
     _output(ax, (11.55, mid_y), d, right=12.1, top=3.3)
 
 
-TOKEN_COLORS = [OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish_green"], OKABE_ITO["reddish_purple"]]
+TOKEN_COLORS = [OKABE_ITO["blue"], OKABE_ITO["vermillion"], OKABE_ITO["bluish_green"],
+                OKABE_ITO["reddish_purple"]]
 TOKEN_STYLES = ["-", "--", "-.", ":"]
 
 
 def _free_spot(start, end, placed, apart=(0.55, 0.3)):
-    """A point along start -> end (as near the end as it can) that keeps a label clear of those placed."""
+    """A point along start -> end (as near the end as it can) that keeps a label clear of those
+    placed."""
     for f in (0.75, 0.6, 0.45, 0.88, 0.3):
         x, y = start[0] + f * (end[0] - start[0]), start[1] + f * (end[1] - start[1])
         if all(abs(x - px) > apart[0] or abs(y - py) > apart[1] for px, py in placed):
@@ -116,16 +120,19 @@ def _free_spot(start, end, placed, apart=(0.55, 0.3)):
 
 
 def moe_routing(ax, chosen, weights, n_experts):
-    """Draw tokens -> router -> their top-k experts -> weighted sum, for up to 4 tokens (axes turned off).
+    """Draw tokens -> router -> their top-k experts -> weighted sum, for up to 4 tokens (axes turned
+    off).
 
-    chosen: (n_tokens, k) expert ids, weights: (n_tokens, k) their router weights (lists or tensors).
+    chosen: (n_tokens, k) expert ids, weights: (n_tokens, k) their router weights (lists or
+    tensors).
     """
     validate.positive_int(n_experts, "n_experts")
     chosen = [[int(e) for e in row] for row in chosen]
     weights = [[float(w) for w in row] for row in weights]
     n = len(chosen)
     if not 1 <= n <= len(TOKEN_COLORS) or len(weights) != n:
-        raise ValueError(f"chosen and weights must hold 1 to {len(TOKEN_COLORS)} tokens each, got {n} and {len(weights)}")
+        raise ValueError(f"chosen and weights must hold 1 to {len(TOKEN_COLORS)} tokens each, got "
+                         f"{n} and {len(weights)}")
     top, bottom = 4.8, 0.4
     token_y = [top - (i + 0.5) * (top - bottom) / n for i in range(n)]
     expert_y = [top - (e + 0.5) * (top - bottom) / n_experts for e in range(n_experts)]
@@ -133,7 +140,8 @@ def moe_routing(ax, chosen, weights, n_experts):
     for t, y in enumerate(token_y):
         box(ax, 0.8, y, said("token {t}\nx (d_model)", t=t), "white", width=1.4, height=0.8)
         arrow(ax, (1.5, y), (2.3, y))
-    box(ax, 3.05, (top + bottom) / 2, said("router\n(d_model\n-> E\nscores)\n\ntop k,\nsoftmax\nover k"),
+    box(ax, 3.05, (top + bottom) / 2,
+        said("router\n(d_model\n-> E\nscores)\n\ntop k,\nsoftmax\nover k"),
         COLORS["embedding"], width=1.5, height=top - bottom)
     for e, y in enumerate(expert_y):
         idle = e not in used
@@ -150,25 +158,29 @@ def moe_routing(ax, chosen, weights, n_experts):
             ax.plot([7.85, 9.45], [ey, ty], color=color, lw=1.4, ls=style)
             spot = _free_spot((3.8, ty), (6.15, ey), placed)
             placed.append(spot)
-            ax.text(*spot, f"{w:.2f}", color=color, ha="center", va="center", fontsize=9, fontweight="bold",
+            ax.text(*spot, f"{w:.2f}", color=color, ha="center", va="center", fontsize=9,
+                    fontweight="bold",
                     bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none"})
         ax.text(9.75, ty, "\u03a3", ha="center", va="center", fontsize=16)
         arrow(ax, (10.05, ty), (10.6, ty))
-        ax.text(11.3, ty, said("out {t}\nsum of w x\nexpert(x)", t=t), ha="center", va="center", fontsize=9)
+        ax.text(11.3, ty, said("out {t}\nsum of w x\nexpert(x)", t=t), ha="center", va="center",
+                fontsize=9)
     ax.set_xlim(0.0, 12.1)
     ax.set_ylim(0.2, 5.0)
     ax.axis("off")
 
 
 def kv_lookup(ax, neurons):
-    """Draw one MLP as a key-value memory: x -> keys (rows of c_fc) -> h = GELU -> values (columns of
-    c_proj) -> sum of h_i v_i. neurons: up to 4 rows (neuron id, activation h_i, word its value promotes)."""
+    """Draw one MLP as a key-value memory: x -> keys (rows of c_fc) -> h = GELU -> values (columns
+    of c_proj) -> sum of h_i v_i. neurons: up to 4 rows (neuron id, activation h_i, word its value
+    promotes)."""
     rows = list(neurons)
     if not 1 <= len(rows) <= 4:
         raise ValueError(f"neurons must hold 1 to 4 (id, h, word) rows, got {len(rows)}")
     ys = [3.4 - 0.95 * i for i in range(len(rows))]
     mid = (ys[0] + ys[-1]) / 2
-    ax.text(0.55, mid, "ln_2(x)\n(d_model)\nthe\nnormalised\nresidual", ha="center", va="center", fontsize=10)
+    ax.text(0.55, mid, "ln_2(x)\n(d_model)\nthe\nnormalised\nresidual", ha="center", va="center",
+            fontsize=10)
     for (i, h, word), y in zip(rows, ys, strict=True):
         line(ax, [1.15, 1.5, 1.5], [mid, mid, y])
         arrow(ax, (1.5, y), (1.9, y))
@@ -176,8 +188,8 @@ def kv_lookup(ax, neurons):
         arrow(ax, (3.9, y), (4.75, y))
         ax.text(5.45, y, f"h = {h:.2f}", ha="center", va="center", fontsize=10)
         arrow(ax, (6.15, y), (6.6, y))
-        box(ax, 7.95, y, f"value {i}\ncolumn {i} of c_proj\npromotes {word}", COLORS["mlp"], width=2.7,
-            height=0.8)
+        box(ax, 7.95, y, f"value {i}\ncolumn {i} of c_proj\npromotes {word}", COLORS["mlp"],
+            width=2.7, height=0.8)
         line(ax, [9.3, 9.7, 9.7], [y, y, mid])
     ax.text(4.3, ys[0] + 0.45, "k_i . x", ha="center", va="bottom", fontsize=9)
     ax.text(5.45, ys[0] + 0.45, "GELU", ha="center", va="bottom", fontsize=9)
@@ -190,8 +202,8 @@ def kv_lookup(ax, neurons):
 
 
 def kv_edit(ax, subject, old, new):
-    """Draw ROME's edit: the subject's key k* used to give the value for `old`; after W' = W + update,
-    k* gives v* (`new`), and a key the update is C^-1-orthogonal to keeps its value."""
+    """Draw ROME's edit: the subject's key k* used to give the value for `old`; after W' = W +
+    update, k* gives v* (`new`), and a key the update is C^-1-orthogonal to keeps its value."""
     for name, word in [("subject", subject), ("old", old), ("new", new)]:
         validate.instance_of(word, name, str, "(a word)")
     box(ax, 1.4, 2.4, f"k*\nthe key of\n'{subject}'", COLORS["embedding"], width=2.0, height=1.1)

@@ -19,7 +19,8 @@ def _available(name):
     if name == "cuda":
         return torch.cuda.is_available()
     if name == "mps":
-        return getattr(torch.backends, "mps", None) is not None and torch.backends.mps.is_available()
+        return getattr(torch.backends, "mps",
+                       None) is not None and torch.backends.mps.is_available()
     return name == "cpu"
 
 
@@ -48,7 +49,8 @@ def _checked(wanted, source):
     asked = "was asked for" if source == "device" else f"was asked for by {ENV_VAR}"
     if not _available(name):
         fix = "" if source == "device" else f"; unset {ENV_VAR} or set it to one of {list(KNOWN)}"
-        raise RuntimeError(f"device {text!r} {asked} but is not available here{_why_not(name)}{fix}")
+        raise RuntimeError(
+            f"device {text!r} {asked} but is not available here{_why_not(name)}{fix}")
     if index and int(index) >= _n_devices(name):
         raise ValueError(f"device {text!r} {asked} but there is no {name} device {index} "
                          f"({name} has {_n_devices(name)} here, numbered from 0)")
@@ -68,15 +70,16 @@ def pick_device(preferred=None):
 
 
 def describe_device(device=None):
-    """One line naming the device, e.g. 'cuda (NVIDIA H100, 80 GiB)' or 'cpu (x86_64, 8 threads)' (in the
-    course's language, helpers.language)."""
+    """One line naming the device, e.g. 'cuda (NVIDIA H100, 80 GiB)' or 'cpu (x86_64, 8 threads)'
+    (in the course's language, helpers.language)."""
     device = pick_device() if device is None else check_available(device)
     if device.type == "cuda":
         props = torch.cuda.get_device_properties(device)
         return f"cuda ({props.name}, {props.total_memory / 2**30:.0f} GiB)"
     if device.type == "mps":
         return f"mps (Apple GPU, {platform.machine()})"
-    return said("cpu ({machine}, {threads} threads)", machine=platform.machine(), threads=torch.get_num_threads())
+    return said("cpu ({machine}, {threads} threads)", machine=platform.machine(),
+                threads=torch.get_num_threads())
 
 
 def synchronize(device):
@@ -112,7 +115,8 @@ def check_available(device):
 
 @contextmanager
 def cpu_threads(n):
-    """Run torch on n CPU threads inside the block, then put the count back (set only to change it)."""
+    """Run torch on n CPU threads inside the block, then put the count back (set only to change
+    it)."""
     before = torch.get_num_threads()
     changed = n != before
     if changed:

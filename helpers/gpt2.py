@@ -5,56 +5,64 @@
 
 Online (Colab, or with the weights in the local Hugging Face cache) `load` gives GPT-2 small's
 trained weights. Offline it builds a tiny GPT-2 with random weights from a config, with a tokenizer
-trained on the course's text sample, saves both once into a cache folder (COURSE_CACHE) and loads
-them with the same `from_pretrained` call. It decides which from the environment; only fetching
-GPT-2 small touches the network, with a bound in time on every step (helpers.hub), and when the
-weights cannot be fetched it says so in one sentence and runs on the tiny model, unless
-COURSE_GPT2=real asked for GPT-2 small, which then stops in words. Set COURSE_GPT2=tiny or =real to
-choose, or to the path of a saved model folder: one that holds GPT-2 small's trained weights runs as
-GPT-2 small (`holds_gpt2_small` says how that is decided).
+trained on the course's text sample (helpers.gpt2_tiny), saves both once into a cache folder
+(COURSE_CACHE) and loads them with the same `from_pretrained` call. It decides which from the
+environment; only fetching GPT-2 small touches the network, with a bound in time on every step
+(helpers.hub), and when the weights cannot be fetched it says so in one sentence and runs on the
+tiny model, unless COURSE_GPT2=real asked for GPT-2 small, which then stops in words. Set
+COURSE_GPT2=tiny or =real to choose, or to the path of a saved model folder: one that holds GPT-2
+small's trained weights runs as GPT-2 small (`holds_gpt2_small` says how that is decided).
 
 GPT-2's checkpoint stores each MLP weight as a Conv1D, (in, out): x @ W + b. nn.Linear, and so the
 course's FFN, stores (out, in). `mlp_from_hf` copies the transpose.
 """
 
-import hashlib
 import os
 import shutil
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import torch
 from torch import nn
 
 from helpers import activations, hub, lab_extra, language, validate
-from helpers.data import data_path
 from helpers.device import pick_device
 from helpers.ffn import FFN
+from helpers.gpt2_tiny import (  # noqa: F401 - exported
+    BUILD,
+    END,
+    SAMPLE,
+    TINY,
+    TINY_FILES,
+    TINY_VOCAB,
+    build_tiny,
+    cache_dir,
+    init_weights,
+    no_progress_bars,
+    sample_lines,
+    train_tokenizer,
+)
 from helpers.language import say
 
 REAL = "openai-community/gpt2"
 ModelError, holds_gpt2_small = hub.ModelError, hub.holds_gpt2_small   # part of this module's API
 ENV_VAR = "COURSE_GPT2"          # auto (default), real, tiny, or a model folder
-SAMPLE = "text_sample.txt"       # a few hundred sentences written for the course (data/)
-# The tiny model: GPT-2's architecture at toy size. Bump BUILD when what is built here changes.
-TINY = {"n_layer": 4, "n_embd": 64, "n_head": 4, "n_inner": 256, "n_positions": 128}
-TINY_VOCAB, BUILD, END = 2048, 1, "<|endoftext|>"
-TINY_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")
 
 
 def blocks(model):
     """The transformer blocks of a GPT2LMHeadModel (or a GPT2Model): model.transformer.h."""
     body = getattr(model, "transformer", model)
     if not hasattr(body, "h"):
-        raise TypeError(f"model must be a Hugging Face GPT-2 (with .transformer.h), got {type(model).__name__}")
+        raise TypeError("model must be a Hugging Face GPT-2 (with .transformer.h), got "
+                        f"{type(model).__name__}")
     return body.h
 
 
 # --- The MLP: GPT-2's Conv1D weights into the course's FFN ---
 
 def activation_name(act):
-    """The course's name ("gelu_tanh", "gelu", ...) of an activation module, found by evaluating it."""
+    """The course's name ("gelu_tanh", "gelu", ...) of an activation module, found by evaluating
+    it."""
     validate.function(act, "act")
     x = torch.linspace(-6.0, 6.0, 241, dtype=torch.float64)
     with torch.no_grad():
@@ -66,18 +74,21 @@ def activation_name(act):
 
 
 def mlp_from_hf(hf_mlp):
-    """A course FFN holding the weights of Hugging Face's GPT2MLP (c_fc, act, c_proj), same device and dtype."""
+    """A course FFN holding the weights of Hugging Face's GPT2MLP (c_fc, act, c_proj), same device
+    and dtype."""
     for part in ("c_fc", "act", "c_proj"):
         if not hasattr(hf_mlp, part):
-            raise TypeError(f"hf_mlp must be a Hugging Face GPT2MLP (with c_fc, act and c_proj), got "
-                            f"{type(hf_mlp).__name__}, which has no {part}")
+            raise TypeError("hf_mlp must be a Hugging Face GPT2MLP (with c_fc, act and c_proj), "
+                            f"got {type(hf_mlp).__name__}, which has no {part}")
     if type(hf_mlp.c_fc).__name__ != "Conv1D":
         raise TypeError(f"hf_mlp.c_fc must be GPT-2's Conv1D (weights stored (in, out)), got "
                         f"{type(hf_mlp.c_fc).__name__}: pass a Hugging Face GPT-2 block's mlp")
-    up, down = hf_mlp.c_fc.weight, hf_mlp.c_proj.weight           # Conv1D: (d_model, d_ff), (d_ff, d_model)
+    # Conv1D: (d_model, d_ff), (d_ff, d_model)
+    up, down = hf_mlp.c_fc.weight, hf_mlp.c_proj.weight
     d_model, d_ff = up.shape
     name = activation_name(hf_mlp.act)
-    with torch.device("meta"):                                     # no random init: every weight is copied
+    # no random init: every weight is copied
+    with torch.device("meta"):
         ffn = FFN(d_model, d_ff, activation=name)
     ffn = ffn.to_empty(device=up.device).to(up.dtype)
     with torch.no_grad():
@@ -89,13 +100,15 @@ def mlp_from_hf(hf_mlp):
 
 
 def replace_mlps(model, build):
-    """Swap build(block.mlp) into every block (on the block's device and dtype); return the model."""
+    """Swap build(block.mlp) into every block (on the block's device and dtype); return the
+    model."""
     if not callable(build):
         raise TypeError(f"build must be a function mlp -> nn.Module, got {type(build).__name__}")
     for i, block in enumerate(blocks(model)):
         new = build(block.mlp)
         if not isinstance(new, nn.Module):
-            raise TypeError(f"build(block.mlp) returned {type(new).__name__} for block {i}; expected an nn.Module")
+            raise TypeError(f"build(block.mlp) returned {type(new).__name__} for block {i}; "
+                            "expected an nn.Module")
         weight = next(block.mlp.parameters())
         block.mlp = new.to(weight.device, weight.dtype)
     return model
@@ -108,8 +121,9 @@ def choose(name=REAL):
     wanted = os.environ.get(ENV_VAR, "auto").strip() or "auto"
     if wanted not in ("auto", "real", "tiny"):
         if not Path(wanted).is_dir():
-            raise ModelError(f"{ENV_VAR}={wanted!r} is none of auto, real, tiny, nor a model folder (no folder "
-                             "is at that path). Set it to one of these, or unset it.")
+            raise ModelError(f"{ENV_VAR}={wanted!r} is none of auto, real, tiny, nor a model "
+                             "folder (no folder is at that path). Set it to one of these, or "
+                             "unset it.")
         hub.check_folder(Path(wanted), ENV_VAR)
         return wanted, say("{var} names this folder", var=ENV_VAR)
     if wanted != "auto":
@@ -123,25 +137,12 @@ def choose(name=REAL):
     return "tiny", say("offline here (set {var}=real to download GPT-2 small)", var=ENV_VAR)
 
 
-@contextmanager
-def _no_progress_bars():
-    """transformers 5 draws a bar on stderr for every save and load: hide it, then restore the setting."""
-    from transformers.utils import logging as hf_logging
-
-    shown = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if shown:
-            hf_logging.enable_progress_bar()
-
-
 def _from_folder(where, local=True):
-    """(model, tokenizer) saved in `where` (a folder or a cached hub name), never asking the network."""
+    """(model, tokenizer) saved in `where` (a folder or a cached hub name), never asking the
+    network."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    with _no_progress_bars():
+    with no_progress_bars():
         return (AutoModelForCausalLM.from_pretrained(where, local_files_only=local),
                 AutoTokenizer.from_pretrained(where, local_files_only=local))
 
@@ -162,30 +163,34 @@ def _load_tiny():
     try:
         return _from_folder(str(build_tiny()))
     except Exception as err:  # noqa: BLE001
-        raise ModelError(f"The tiny model's cache in {folder} cannot be loaded ({_first_line(err)}). Delete that "
-                         "folder and run again, or set COURSE_CACHE to another folder.") from None
+        raise ModelError(f"The tiny model's cache in {folder} cannot be loaded "
+                         f"({_first_line(err)}). Delete that folder and run again, or set "
+                         "COURSE_CACHE to another folder.") from None
 
 
 def _fetch_real(name, why):
-    """("real", why) once GPT-2 small is in the local cache, else ("tiny", why) or a ModelError if asked for."""
+    """("real", why) once GPT-2 small is in the local cache, else ("tiny", why) or a ModelError if
+    asked for."""
     if hub.cached(name):
         return "real", why
     offline = os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes", "on")
-    problem = "HF_HUB_OFFLINE is set and they are not in the local Hugging Face cache" if offline else hub.fetch(name)
+    problem = ("HF_HUB_OFFLINE is set and they are not in the local Hugging Face cache" if offline
+               else hub.fetch(name))
     if problem is None and hub.cached(name):
         return "real", why
     problem = problem or "its files are not complete in the cache after fetching"
     if os.environ.get(ENV_VAR, "").strip() == "real":
-        raise ModelError(f"{ENV_VAR}=real asks for GPT-2 small, whose weights cannot be fetched: {problem}. "
-                         f"Connect to the network and run again, or set {ENV_VAR}=tiny (or to a folder holding a "
-                         "saved GPT-2) to go on without it.")
-    print(f"GPT-2 small's weights cannot be fetched ({problem}): this runs on the tiny model instead "
-          f"(set {ENV_VAR}=real to insist, or {ENV_VAR}=tiny to skip trying).")
+        raise ModelError(f"{ENV_VAR}=real asks for GPT-2 small, whose weights cannot be fetched: "
+                         f"{problem}. Connect to the network and run again, or set {ENV_VAR}=tiny "
+                         "(or to a folder holding a saved GPT-2) to go on without it.")
+    print(f"GPT-2 small's weights cannot be fetched ({problem}): this runs on the tiny model "
+          f"instead (set {ENV_VAR}=real to insist, or {ENV_VAR}=tiny to skip trying).")
     return "tiny", say("GPT-2 small's weights could not be fetched")
 
 
 def load(name=REAL, device=None, verbose=True):
-    """(model, tokenizer, real): GPT-2 small (real=True) or the tiny random GPT-2, in eval mode on device."""
+    """(model, tokenizer, real): GPT-2 small (real=True) or the tiny random GPT-2, in eval mode on
+    device."""
     validate.instance_of(name, "name", str, '(a Hugging Face model id, "tiny" or a model folder)')
     lab_extra.need()
     source, why = choose(name)
@@ -199,13 +204,15 @@ def load(name=REAL, device=None, verbose=True):
         try:
             model, tokenizer = _from_folder(source)
         except Exception as err:  # noqa: BLE001 - transformers' words, put into a sentence
-            raise ModelError(f"{ENV_VAR}={source!r} names a folder that transformers cannot load as a model "
-                             f"({_first_line(err)}). Save it again with save_pretrained, or set {ENV_VAR}=tiny.") from None
+            raise ModelError(f"{ENV_VAR}={source!r} names a folder that transformers cannot load "
+                             f"as a model ({_first_line(err)}). Save it again with "
+                             f"save_pretrained, or set {ENV_VAR}=tiny.") from None
     real = source == "real" or (source != "tiny" and hub.holds_gpt2_small(source))
     if real and source not in ("real", "tiny"):
         why = say("{var} names this folder, which holds GPT-2 small's trained weights", var=ENV_VAR)
     model = model.to(pick_device(device)).eval()
-    model.config._name_or_path = name if real else ("tiny-random-gpt2" if source == "tiny" else source)
+    model.config._name_or_path = name if real else ("tiny-random-gpt2" if source == "tiny"
+                                                    else source)
     if verbose:
         print(language.translate(banner(model, real, why)))   # in the notebook's language
     return model, tokenizer, real
@@ -217,128 +224,40 @@ def banner(model, real, why=""):
     A show.Text, so that language.translate says it in the notebook's language (the Korean edition's
     sentences are in the checks' catalog)."""
     c = model.config
-    shape = say("{n_layer} blocks, d_model = {n_embd}, d_ff = {d_ff}, {vocab:,} tokens", n_layer=c.n_layer,
+    shape = say("{n_layer} blocks, d_model = {n_embd}, d_ff = {d_ff}, {vocab:,} tokens",
+                n_layer=c.n_layer,
                 n_embd=c.n_embd, d_ff=c.n_inner or 4 * c.n_embd, vocab=c.vocab_size)
     if real:
         line = say("Model: GPT-2 small with its trained weights ({shape}).", shape=shape)
     elif c.n_embd < hub.SMALL["n_embd"]:
-        line = say("Model: a tiny GPT-2 with RANDOM weights ({shape}). Numbers marked (real weights) mean something "
-                   "only on GPT-2 small.", shape=shape)
+        line = say("Model: a tiny GPT-2 with RANDOM weights ({shape}). Numbers marked (real "
+                   "weights) mean something only on GPT-2 small.", shape=shape)
     else:
-        line = say("Model: a GPT-2 with RANDOM weights ({shape}). Numbers marked (real weights) mean something "
-                   "only on GPT-2 small.", shape=shape)
+        line = say("Model: a GPT-2 with RANDOM weights ({shape}). Numbers marked (real weights) "
+                   "mean something only on GPT-2 small.", shape=shape)
     return say("{line}\nWhy this model: {why}.", line=line, why=why or say("chosen by the caller"))
 
 
-# --- The tiny model: built from a config, with a tokenizer trained on the text sample ---
-
-def sample_lines():
-    """The course's text sample: one sentence per line."""
-    return [line.strip() for line in data_path(SAMPLE).read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def cache_dir():
-    """Where built models live: $COURSE_CACHE, else ~/.cache/inside-transformer-mlp (outside the repository)."""
-    if not os.environ.get("COURSE_CACHE"):
-        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "inside-transformer-mlp"
-    folder = Path(os.environ["COURSE_CACHE"]).expanduser()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        writable = os.access(folder, os.W_OK | os.X_OK)
-    except OSError as err:
-        raise ModelError(f"COURSE_CACHE={str(folder)!r} cannot be a folder ({err.strerror or err}). Set it to a "
-                         "folder you can write to, or unset it to use ~/.cache.") from None
-    if not writable:
-        raise ModelError(f"COURSE_CACHE={str(folder)!r} is a folder you cannot write to. Set it to one you can, "
-                         "or unset it to use ~/.cache.")
-    return folder
-
-
-def _fingerprint():
-    import tokenizers
-    import transformers
-
-    text = "|".join([data_path(SAMPLE).read_text(encoding="utf-8"), repr(sorted(TINY.items())), str(TINY_VOCAB),
-                     str(BUILD), transformers.__version__, tokenizers.__version__])
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-def train_tokenizer(lines, vocab_size=TINY_VOCAB):
-    """A byte-level BPE tokenizer like GPT-2's, trained on `lines` (deterministic)."""
-    lab_extra.need()
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    core = Tokenizer(models.BPE())
-    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    core.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[END], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    core.train_from_iterator(lines, trainer=trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=core, bos_token=END, eos_token=END, unk_token=END,
-                                   model_max_length=TINY["n_positions"])
-
-
-def init_weights(model, seed=0, std=0.02):
-    """GPT-2's initialisation from a local generator: N(0, 0.02), c_proj N(0, 0.02/sqrt(2 n_layer)), norms 1, biases 0."""
-    g = torch.Generator().manual_seed(seed)
-    scaled = std / (2 * model.config.n_layer) ** 0.5
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name.endswith(".bias"):
-                p.zero_()
-            elif ".ln_" in name:
-                p.fill_(1.0)
-            else:
-                scale = scaled if name.endswith("c_proj.weight") else std
-                p.copy_(torch.randn(p.shape, generator=g, dtype=torch.float64) * scale)
-    return model
-
-
-def build_tiny(folder=None):
-    """Build the tiny random GPT-2 and its tokenizer once into folder (a cache folder by default); its path."""
-    lab_extra.need()
-    from transformers import GPT2Config, GPT2LMHeadModel
-
-    folder = Path(folder) if folder is not None else cache_dir() / f"tiny-gpt2-{_fingerprint()}"
-    if all((folder / f).is_file() for f in TINY_FILES):
-        return folder
-    if folder.exists():                                    # a part is missing: build it whole again
-        shutil.rmtree(folder, ignore_errors=True)
-    tokenizer = train_tokenizer(sample_lines())
-    end = tokenizer.convert_tokens_to_ids(END)
-    config = GPT2Config(vocab_size=len(tokenizer), bos_token_id=end, eos_token_id=end, **TINY)
-    with torch.random.fork_rng(devices=[]):                # the learner's random generator is left alone
-        model = GPT2LMHeadModel(config)
-    init_weights(model)
-    partial = folder.with_name(f"{folder.name}.part-{os.getpid()}")
-    with _no_progress_bars():
-        model.save_pretrained(partial)
-        tokenizer.save_pretrained(partial)
-    try:
-        partial.replace(folder)                            # atomic: a reader never sees half a model
-    except OSError:                                        # another process finished first
-        shutil.rmtree(partial, ignore_errors=True)
-        if not all((folder / f).is_file() for f in TINY_FILES):
-            raise
-    return folder
 
 
 def tokens_of(tokenizer, ids):
     """Each id as its text, e.g. [' Paris', ' is']: GPT-2's tokens often start with a space."""
     if not callable(getattr(tokenizer, "decode", None)):
-        raise TypeError(f"tokenizer must be a tokenizer with .decode (from gpt2.load), got {type(tokenizer).__name__}")
+        raise TypeError("tokenizer must be a tokenizer with .decode (from gpt2.load), got "
+                        f"{type(tokenizer).__name__}")
     validate.ndim(torch.as_tensor(ids), "ids", 1)
     ids = [int(i) for i in ids]
     size = len(tokenizer) if hasattr(tokenizer, "__len__") else None
     outside = [i for i in ids if i < 0 or (size is not None and i >= size)]
     if outside:                                            # decode would give '' for it, silently
-        raise ValueError(f"ids holds {outside[0]}, which is not a token id of this tokenizer "
-                         f"(0 to {size - 1:,})" if size else f"ids holds {outside[0]}, a negative token id")
+        raise ValueError(f"ids holds {outside[0]}, which is not a token id of this tokenizer (0 to "
+                         f"{size - 1:,})" if size
+                         else f"ids holds {outside[0]}, a negative token id")
     return [tokenizer.decode([i]) for i in ids]
 
 
 def registered_hooks(model):
-    """How many forward hooks and pre-hooks the model's modules hold (0 once every `with` has ended)."""
+    """How many forward hooks and pre-hooks the model's modules hold (0 once every `with` has
+    ended)."""
     validate.instance_of(model, "model", nn.Module)
     return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) for m in model.modules())

@@ -1,4 +1,5 @@
-"""GPTQ on one weight matrix: round column by column, and let the columns not yet rounded absorb each error.
+"""GPTQ on one weight matrix: round column by column, and let the columns not yet rounded absorb
+each error.
 
 Frantar et al. 2023, "GPTQ: Accurate Post-Training Quantization for Generative Pre-trained
 Transformers" (Algorithm 1, without its lazy batches, which change the speed, not the result).
@@ -27,8 +28,8 @@ def hessian(X):
     validate.tensor(X, "X")
     validate.ndim(X, "X", 2)
     if not X.is_floating_point() or X.shape[0] == 0:
-        raise ValueError(f"X must be floating-point calibration inputs (tokens, d_in) with at least one "
-                         f"token, got dtype {X.dtype}, shape {tuple(X.shape)}")
+        raise ValueError("X must be floating-point calibration inputs (tokens, d_in) with at "
+                         f"least one token, got dtype {X.dtype}, shape {tuple(X.shape)}")
     validate.finite(X, "X")
     X = X.double()
     return 2 * X.T @ X
@@ -59,8 +60,10 @@ def gptq(W, X, bits, damp=DAMP):
     absmax = W.abs().amax(dim=1, keepdim=True)                          # (d_out, 1)
     scale = torch.where(absmax == 0, torch.ones_like(absmax), absmax / qmax)
 
-    dead = torch.diag(H) == 0                                           # a feature that is always 0:
-    H[dead, dead] = 1.0                                                 # its weights change no output
+    # a feature that is always 0:
+    dead = torch.diag(H) == 0
+    # its weights change no output
+    H[dead, dead] = 1.0
     W[:, dead] = 0.0
     H += damp * torch.diag(H).mean() * torch.eye(len(H), dtype=H.dtype)
     # The upper Cholesky factor of H^-1: row j holds what the error of column j does to columns > j.

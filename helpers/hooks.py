@@ -24,9 +24,11 @@ def attached(pairs):
     if not hasattr(pairs, "items"):
         raise TypeError(f"pairs must be a dict {{module: hook}}, got {type(pairs).__name__}")
     for module, hook in pairs.items():
-        validate.instance_of(module, "each key of pairs", nn.Module, "(e.g. model.blocks[0].mlp.act)")
+        validate.instance_of(module, "each key of pairs", nn.Module,
+                             "(e.g. model.blocks[0].mlp.act)")
         validate.function(hook, f"the hook for {type(module).__name__}")
-    handles = [module.register_forward_hook(_shape_kept(module, hook)) for module, hook in pairs.items()]
+    handles = [module.register_forward_hook(_shape_kept(module, hook))
+               for module, hook in pairs.items()]
     try:
         yield
     finally:

@@ -12,16 +12,16 @@ that sends headers and then nothing, retried). What went wrong comes back as a p
 ("huggingface.co did not answer within 10 s"), for the caller to put in a sentence.
 
 A model can also come from a folder: `check_folder` refuses one that cannot hold a saved model, and
-`holds_gpt2_small` tells GPT-2 small's trained weights by what the folder holds.
+`holds_gpt2_small` tells GPT-2 small's trained weights by what the folder holds (both, with
+`cached` and ModelError, live in helpers.hub_local and are named here too).
 
 For a cell that runs only on real models (notebook 15 measures GPT-2 small against OPT-125m):
 
-    why_not = hub.why_not_real()               # None where real models may be fetched, else a phrase
+    why_not = hub.why_not_real()   # None where real models may be fetched, else a phrase
     model, tokenizer = hub.load_causal_lm(name, device)
-    hub.down_projections(model)                # each layer's c_proj (GPT-2) or fc2 (OPT): its input is h
+    hub.down_projections(model)    # each layer's c_proj (GPT-2) or fc2 (OPT): its input is h
 """
 
-import json
 import os
 import socket
 import sys
@@ -34,84 +34,21 @@ from urllib.parse import urlsplit
 
 import torch
 
-from helpers import lab_extra
+from helpers import hub_local, lab_extra
 
 CONNECT_S = 5.0        # to reach the host: name lookup and TCP connection
 ANSWER_S = 10.0        # for the host's first answer to a small request
 ETAG_S = 10.0          # huggingface_hub: for a file's first answer
 READ_S = 20.0          # huggingface_hub: for each read while downloading
-STALL_S = 30.0         # the whole fetch: given up when no byte has arrived for this long (retries included)
-FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "vocab.json", "merges.txt",
-         "tokenizer.json", "model.safetensors"]
-OPTIONAL = {"generation_config.json", "vocab.json", "merges.txt"}   # tokenizer.json holds vocab and merges
-
-
-class ModelError(ValueError):
-    """A model that cannot be had, said in sentences that name the setting to change (no traceback in Jupyter)."""
-
-    def _render_traceback_(self):
-        return str(self).splitlines()
-
-
-def cached(name):
-    """True when the model's config, weights and tokenizer are in the local Hugging Face cache."""
-    lab_extra.need()
-    from huggingface_hub import try_to_load_from_cache
-
-    def there(filename):
-        return isinstance(try_to_load_from_cache(name, filename), str)
-    return there("config.json") and there("tokenizer.json") and (
-        there("model.safetensors") or there("pytorch_model.bin"))
-
-
-WEIGHTS = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json", "pytorch_model.bin.index.json")
-
-
-def check_folder(folder, setting="COURSE_GPT2"):
-    """Refuse, naming the setting that gave it, a folder that cannot hold a saved model; its config as a dict."""
-    said = f"{setting}={str(folder)!r}"
-    if not (folder / "config.json").is_file():
-        raise ModelError(f"{said} names a folder without a config.json, so it holds no saved model. Set "
-                         f"{setting} to a folder written by save_pretrained (the model and its tokenizer), or to "
-                         "tiny or real.")
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelError(f"{said}: its config.json cannot be read ({err}). Save the model again, or set "
-                         f"{setting}=tiny.") from None
-    if not any((folder / w).is_file() for w in WEIGHTS):
-        raise ModelError(f"{said} holds a config.json but no weights ({' or '.join(WEIGHTS[:2])}). Save the "
-                         f"model again with save_pretrained, or set {setting}=tiny.")
-    return config
-
-
-SMALL = {"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12, "vocab_size": 50257, "n_positions": 1024}
-
-
-def holds_gpt2_small(folder):
-    """True when a model folder holds GPT-2 small's trained weights, decided by what it holds.
-
-    The rule: config.json has GPT-2 small's sizes (SMALL, and d_ff = 4 x 768), and the weights are
-    trained, not freshly initialised: the final LayerNorm's weight (768 numbers, read alone) is not
-    all ones, which every random initialisation (transformers' and the course's) leaves it at.
-    """
-    folder = Path(folder)
-    config = check_folder(folder)
-    if any(config.get(k) != v for k, v in SMALL.items()) or config.get("n_inner") not in (None, 3072):
-        return False
-    ln_f = None
-    for prefix in ("transformer.", ""):
-        key = f"{prefix}ln_f.weight"
-        if (folder / "model.safetensors").is_file():
-            from safetensors import safe_open
-
-            with safe_open(folder / "model.safetensors", framework="pt") as f:
-                ln_f = f.get_tensor(key) if key in f.keys() else None
-        elif (folder / "pytorch_model.bin").is_file():
-            ln_f = torch.load(folder / "pytorch_model.bin", map_location="cpu", mmap=True, weights_only=True).get(key)
-        if ln_f is not None:
-            break
-    return ln_f is not None and not torch.all(ln_f == 1).item()
+# the whole fetch: given up when no byte has arrived for this long (retries included)
+STALL_S = 30.0
+FILES = ["config.json", "generation_config.json", "tokenizer_config.json", "vocab.json",
+         "merges.txt", "tokenizer.json", "model.safetensors"]
+# tokenizer.json holds vocab and merges
+OPTIONAL = {"generation_config.json", "vocab.json", "merges.txt"}
+# A model already on this machine (helpers.hub_local), named here too.
+ModelError, cached, check_folder = hub_local.ModelError, hub_local.cached, hub_local.check_folder
+SMALL, WEIGHTS, holds_gpt2_small = hub_local.SMALL, hub_local.WEIGHTS, hub_local.holds_gpt2_small
 
 
 def endpoint():
@@ -124,7 +61,8 @@ def endpoint():
 
 
 def _bounded(work, seconds):
-    """work() in a daemon thread, waited for `seconds` at most: (finished in time, the error it raised)."""
+    """work() in a daemon thread, waited for `seconds` at most: (finished in time, the error it
+    raised)."""
     box = {}
 
     def run():
@@ -141,35 +79,40 @@ def _bounded(work, seconds):
 
 def first_hop(url):
     """(host, port, what to call it) of the first machine a request to url reaches: the proxy that
-    HTTPS_PROXY / https_proxy (HTTP_PROXY for http) names, unless NO_PROXY exempts the host; else the host."""
+    HTTPS_PROXY / https_proxy (HTTP_PROXY for http) names, unless NO_PROXY exempts the host; else
+    the host."""
     parts = urlsplit(url)
     host = parts.hostname
     proxy = urllib.request.getproxies().get(parts.scheme)
     if proxy and not urllib.request.proxy_bypass(host):
         via = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
-        return via.hostname, via.port or (443 if via.scheme == "https" else 80), f"the proxy {via.hostname}"
+        return via.hostname, via.port or (443 if via.scheme == "https"
+                                          else 80), f"the proxy {via.hostname}"
     return host, parts.port or (443 if parts.scheme == "https" else 80), host
 
 
 def probe(name):
     """None when the Hub answers within the bounds, else a phrase: what failed and after how long.
 
-    Behind a proxy (a campus or company lab) the connection tried is the proxy's, and the request goes
-    through it, as huggingface_hub's own requests do."""
+    Behind a proxy (a campus or company lab) the connection tried is the proxy's, and the request
+    goes through it, as huggingface_hub's own requests do."""
     url = endpoint()
     host = urlsplit(url).hostname
     hop, port, said = first_hop(url)
-    done, err = _bounded(lambda: socket.create_connection((hop, port), timeout=CONNECT_S).close(), CONNECT_S)
+    done, err = _bounded(lambda: socket.create_connection((hop, port), timeout=CONNECT_S).close(),
+                         CONNECT_S)
     if not done or isinstance(err, (TimeoutError, socket.timeout)):
         return f"{said} could not be reached within {CONNECT_S:g} s"
     if err is not None:
-        return f"{said} cannot be reached ({getattr(err, 'strerror', None) or err}): no network here"
+        return (f"{said} cannot be reached ({getattr(err, 'strerror', None) or err}): no network "
+                "here")
 
     def ask():
         request = urllib.request.Request(f"{url}/{name}/resolve/main/config.json", method="HEAD")
         try:
             # a fresh opener reads the proxy settings now; urlopen's keeps those of its first call
-            urllib.request.build_opener(urllib.request.ProxyHandler()).open(request, timeout=ANSWER_S).close()
+            urllib.request.build_opener(urllib.request.ProxyHandler()).open(
+                request, timeout=ANSWER_S).close()
         except urllib.error.HTTPError:
             pass                                     # an answer, even 404: the host is there
 
@@ -182,15 +125,16 @@ def probe(name):
 
 
 def fetch(name, files=FILES):
-    """Fetch `files` of the model into the local Hugging Face cache, with progress; None, or a phrase."""
+    """Fetch `files` of the model into the local Hugging Face cache, with progress; None, or a
+    phrase."""
     lab_extra.need()
     problem = probe(name)
     if problem:
         return problem
     from huggingface_hub import constants, hf_hub_download
 
-    print(f"Fetching {name} from {endpoint()} into the Hugging Face cache, once: {', '.join(files)}.",
-          flush=True)
+    print(f"Fetching {name} from {endpoint()} into the Hugging Face cache, once: "
+          f"{', '.join(files)}.", flush=True)
     saved = constants.HF_HUB_DOWNLOAD_TIMEOUT
     constants.HF_HUB_DOWNLOAD_TIMEOUT = READ_S   # read at each download; put back afterwards
     box = {"problem": None}
@@ -200,7 +144,8 @@ def fetch(name, files=FILES):
             try:
                 hf_hub_download(name, filename, etag_timeout=ETAG_S, endpoint=endpoint())
             except Exception as err:  # noqa: BLE001 - network, HTTP or disk: said in words
-                if filename in OPTIONAL and "EntryNotFound" in type(err).__name__:   # the Hub has no such file
+                # the Hub has no such file
+                if filename in OPTIONAL and "EntryNotFound" in type(err).__name__:
                     continue
                 said = (str(err).strip().splitlines() or [type(err).__name__])[0]
                 box["problem"] = f"fetching {filename} failed ({type(err).__name__}: {said})"
@@ -208,15 +153,16 @@ def fetch(name, files=FILES):
 
     try:
         if not _until_stalled(download, lambda: _bytes_cached(name, constants)):
-            return (f"{urlsplit(endpoint()).hostname} sent nothing for {STALL_S:g} s while fetching {name}; "
-                    "the fetch was given up")
+            return (f"{urlsplit(endpoint()).hostname} sent nothing for {STALL_S:g} s while "
+                    f"fetching {name}; the fetch was given up")
     finally:
         constants.HF_HUB_DOWNLOAD_TIMEOUT = saved
     return box["problem"]
 
 
 def _bytes_cached(name, constants):
-    """Bytes of the model's files in the Hugging Face cache so far, those still downloading included."""
+    """Bytes of the model's files in the Hugging Face cache so far, those still downloading
+    included."""
     blobs = Path(constants.HF_HUB_CACHE) / f"models--{name.replace('/', '--')}" / "blobs"
     try:
         return sum(p.stat().st_size for p in blobs.iterdir())
@@ -225,8 +171,9 @@ def _bytes_cached(name, constants):
 
 
 def _until_stalled(work, progress, poll=0.5):
-    """work() in a daemon thread while progress() keeps changing: True when it ended, False when it stalled
-    for STALL_S (a Hub that sends headers and then nothing, and the library's retries after it)."""
+    """work() in a daemon thread while progress() keeps changing: True when it ended, False when it
+    stalled for STALL_S (a Hub that sends headers and then nothing, and the library's retries after
+    it)."""
     thread = threading.Thread(target=work, daemon=True)
     thread.start()
     last, since = progress(), time.monotonic()
@@ -241,12 +188,13 @@ def _until_stalled(work, progress, poll=0.5):
 
 
 def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
-    """None when this runtime may fetch real models (Colab, or setting=real) and the Hub answers in time, else
-    why not, as a phrase. Never touches the network unless asked; a probe waits CONNECT_S + ANSWER_S at most."""
+    """None when this runtime may fetch real models (Colab, or setting=real) and the Hub answers in
+    time, else why not, as a phrase. Never touches the network unless asked; a probe waits CONNECT_S
+    + ANSWER_S at most."""
     for value, arg in ((name, "name"), (setting, "setting")):
         if not isinstance(value, str):
-            raise TypeError(f"{arg} must be a str (a Hugging Face model id; an environment variable), got "
-                            f"{type(value).__name__}")
+            raise TypeError(f"{arg} must be a str (a Hugging Face model id; an environment "
+                            f"variable), got {type(value).__name__}")
     wanted = os.environ.get(setting, "auto").strip() or "auto"
     if wanted == "tiny":
         return f"{setting}=tiny"
@@ -262,8 +210,8 @@ def why_not_real(name="openai-community/gpt2", setting="COURSE_GPT2"):
 
 
 def load_causal_lm(name, device="cpu"):
-    """(model, tokenizer) of a Hugging Face causal language model (a hub name or a saved folder), in eval mode on
-    device; transformers' progress bars and notices kept quiet, then put back."""
+    """(model, tokenizer) of a Hugging Face causal language model (a hub name or a saved folder), in
+    eval mode on device; transformers' progress bars and notices kept quiet, then put back."""
     import warnings
 
     lab_extra.need()
@@ -271,13 +219,15 @@ def load_causal_lm(name, device="cpu"):
     from transformers.utils import logging as hf_logging
 
     if not isinstance(name, (str, os.PathLike)):
-        raise TypeError(f"name must be a Hugging Face model id or a folder (str), got {type(name).__name__}")
+        raise TypeError("name must be a Hugging Face model id or a folder (str), got "
+                        f"{type(name).__name__}")
     level, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
     try:
         with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*HF_TOKEN.*")   # Colab's note on an unset secret
+            # Colab's note on an unset secret
+            warnings.filterwarnings("ignore", message=".*HF_TOKEN.*")
             model = AutoModelForCausalLM.from_pretrained(name)
             tokenizer = AutoTokenizer.from_pretrained(name)
     finally:
@@ -288,16 +238,20 @@ def load_causal_lm(name, device="cpu"):
 
 
 def down_projections(model):
-    """Each layer's down-projection, whose input is the MLP's hidden units h (..., d_ff): GPT-2's mlp.c_proj,
-    OPT's fc2 (Llama-style models: mlp.down_proj)."""
+    """Each layer's down-projection, whose input is the MLP's hidden units h (..., d_ff): GPT-2's
+    mlp.c_proj, OPT's fc2 (Llama-style models: mlp.down_proj)."""
     if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"model must be a Hugging Face model (an nn.Module), got {type(model).__name__}")
-    body = next((getattr(model, a) for a in ("model", "transformer") if getattr(model, a, None) is not None), model)
+        raise TypeError("model must be a Hugging Face model (an nn.Module), got "
+                        f"{type(model).__name__}")
+    body = next((getattr(model, a) for a in ("model", "transformer")
+                 if getattr(model, a, None) is not None), model)
     if hasattr(body, "h"):                                      # GPT-2: transformer.h[i].mlp.c_proj
         return [block.mlp.c_proj for block in body.h]
     if hasattr(getattr(body, "decoder", None), "layers"):       # OPT: model.decoder.layers[i].fc2
         return [layer.fc2 for layer in body.decoder.layers]
-    if hasattr(body, "layers"):                                 # Llama, Mistral, Qwen: model.layers[i].mlp.down_proj
+    # Llama, Mistral, Qwen: model.layers[i].mlp.down_proj
+    if hasattr(body, "layers"):
         return [layer.mlp.down_proj for layer in body.layers]
-    raise TypeError(f"model must be a GPT-2, OPT or Llama-style model (its layers in .transformer.h, "
-                    f".model.decoder.layers or .model.layers), got {type(model).__name__}")
+    raise TypeError("model must be a GPT-2, OPT or Llama-style model (its layers in "
+                    ".transformer.h, .model.decoder.layers or .model.layers), got "
+                    f"{type(model).__name__}")

@@ -6,6 +6,7 @@ submodule `mlp.act`), a final LayerNorm and an untied head. `train` is the train
 run behind the shipped weights (`tools/train_fact_model.py` calls it); they ship in
 data/fact_model/ as safetensors with a JSON config and vocabulary (no pickle).
 Notebook 12 reads and changes the hidden neurons with forward hooks (`helpers.hooks.attached`).
+Its prompts (Vocab, Prompts, make_prompts) come from helpers.fact_prompts.
 """
 
 import json
@@ -17,9 +18,11 @@ from torch import nn
 from helpers import facts, validate
 from helpers.block import Block
 from helpers.data import data_path
+from helpers.fact_prompts import Prompts, Vocab, make_prompts  # noqa: F401 - exported
 from helpers.hooks import attached
 
-WEIGHTS, CONFIG, VOCAB = "fact_model/model.safetensors", "fact_model/config.json", "fact_model/vocab.json"
+WEIGHTS, CONFIG, VOCAB = ("fact_model/model.safetensors", "fact_model/config.json",
+                          "fact_model/vocab.json")
 
 
 @dataclass
@@ -58,19 +61,24 @@ class FactModel(nn.Module):
         if idx.numel():
             low, high = (int(v) for v in torch.aminmax(idx))
             if low < 0 or high >= self.config.vocab_size:
-                raise ValueError(f"idx holds word id {low if low < 0 else high} but the vocabulary has "
-                                 f"{self.config.vocab_size} words (ids 0 to {self.config.vocab_size - 1})")
+                raise ValueError(f"idx holds word id {low if low < 0 else high} but the vocabulary "
+                                 f"has {self.config.vocab_size} words (ids 0 to "
+                                 f"{self.config.vocab_size - 1})")
         if idx.shape[1] > self.config.n_ctx:
-            raise ValueError(f"idx has {idx.shape[1]} positions but the model has n_ctx={self.config.n_ctx}")
-        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))  # (B, T, d_model)
+            raise ValueError(f"idx has {idx.shape[1]} positions but the model has "
+                             f"n_ctx={self.config.n_ctx}")
+        # (B, T, d_model)
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1], device=idx.device))
         for block in self.blocks:
-            x = block(x)                                  # attention, then the MLP (mlp.act: the neurons)
+            # attention, then the MLP (mlp.act: the neurons)
+            x = block(x)
         return self.lm_head(self.ln_f(x))                 # (B, T, vocab_size)
 
 
 def subject_noise(model, prompts, scale=3.0, seed=0):
     """(N, d_model) Gaussian noise for each prompt's subject: `scale` times the std of the subjects'
-    embeddings (ROME's causal tracing uses 3), from its own generator (the global one is left alone)."""
+    embeddings (ROME's causal tracing uses 3), from its own generator (the global one is left
+    alone)."""
     validate.instance_of(prompts, "prompts", Prompts, "(from make_prompts)")
     validate.positive_number(scale, "scale")
     validate.non_negative_int(seed, "seed")
@@ -84,11 +92,13 @@ _THREADS_BEFORE = []   # torch's thread count before use_one_thread(), until res
 
 
 def use_one_thread():
-    """Put torch on one CPU thread until restore_threads(); calling it again keeps the first count to restore.
+    """Put torch on one CPU thread until restore_threads(); calling it again keeps the first count
+    to restore.
 
-    Notebook 12 calls it at its start and restore_threads() at its end: this model's matmuls are tiny,
-    a second thread costs more to wake than it saves, and on a busy machine two threads wait for each
-    other (ten times slower, measured). helpers.capacity.one_thread does the same for a `with` block.
+    Notebook 12 calls it at its start and restore_threads() at its end: this model's matmuls are
+    tiny, a second thread costs more to wake than it saves, and on a busy machine two threads wait
+    for each other (ten times slower, measured). helpers.capacity.one_thread does the same for a
+    `with` block.
     """
     if not _THREADS_BEFORE:
         _THREADS_BEFORE.append(torch.get_num_threads())
@@ -96,7 +106,8 @@ def use_one_thread():
 
 
 def restore_threads():
-    """Give torch back the thread count it had before use_one_thread() (nothing to do if it was not called)."""
+    """Give torch back the thread count it had before use_one_thread() (nothing to do if it was not
+    called)."""
     if _THREADS_BEFORE:
         torch.set_num_threads(_THREADS_BEFORE.pop())
 
@@ -120,7 +131,8 @@ def neuron_contributions(model, prompts, layer):
     def keep_residual(module, inputs, output):
         seen["resid"] = inputs[0]                                            # (N, T, d_model)
 
-    with torch.no_grad(), attached({model.blocks[layer].mlp.act: keep_neurons, model.ln_f: keep_residual}):
+    with torch.no_grad(), attached({model.blocks[layer].mlp.act: keep_neurons,
+                                    model.ln_f: keep_residual}):
         model(prompts.idx)
         resid = seen["resid"][rows, prompts.last]                            # (N, d_model)
         s = (resid.var(-1, unbiased=False) + model.ln_f.eps).sqrt()          # (N,)
@@ -131,7 +143,8 @@ def neuron_contributions(model, prompts, layer):
 
 
 def rome_update(W, keys, values, C):
-    """ROME's edit (Meng et al. 2022, eq. 2): the W' nearest W, in C's metric, with W' keys = values.
+    """ROME's edit (Meng et al. 2022, eq. 2): the W' nearest W, in C's metric, with W' keys =
+    values.
 
     W: (d_model, d_ff), a down-projection's weight. keys: (d_ff,) one key k*, or (d_ff, r) r keys
     as columns. values: (d_model,) or (d_model, r), what W' must map them to (a bias, if the layer
@@ -152,84 +165,13 @@ def rome_update(W, keys, values, C):
     V = values[:, None] if values.ndim == 1 else values               # (d_model, r)
     d_model, d_ff = W.shape
     if K.shape[0] != d_ff or C.shape != (d_ff, d_ff) or V.shape != (d_model, K.shape[1]):
-        raise ValueError(f"W is (d_model, d_ff) = {tuple(W.shape)}, so keys must be ({d_ff},) or ({d_ff}, r), "
-                         f"values ({d_model},) or ({d_model}, r) and C ({d_ff}, {d_ff}); got keys "
-                         f"{tuple(keys.shape)}, values {tuple(values.shape)}, C {tuple(C.shape)}")
+        raise ValueError(f"W is (d_model, d_ff) = {tuple(W.shape)}, so keys must be ({d_ff},) or "
+                         f"({d_ff}, r), values ({d_model},) or ({d_model}, r) and C ({d_ff}, "
+                         f"{d_ff}); got keys {tuple(keys.shape)}, values {tuple(values.shape)}, C "
+                         f"{tuple(C.shape)}")
     C_inv_K = torch.linalg.solve(C, K)                              # C^-1 K, without forming C^-1
     residual = V - W @ K                                            # what each key still lacks
     return W + residual @ torch.linalg.solve(K.T @ C_inv_K, C_inv_K.T)
-
-
-class Vocab:
-    """Word <-> id for the fact set; id 0 is padding."""
-
-    def __init__(self, words):
-        self.words = list(words)
-        self.ids = {w: i for i, w in enumerate(self.words)}
-        if len(self.ids) != len(self.words):
-            raise ValueError("words must be unique")
-
-    def __len__(self):
-        return len(self.words)
-
-    def encode(self, words):
-        if isinstance(words, str):
-            raise TypeError(f"words must be a list of words, got the string {words!r}; split it: "
-                            f"{words!r}.split()")
-        missing = [w for w in words if w not in self.ids]
-        if missing:
-            raise KeyError(f"unknown word(s) {missing}; the vocabulary has {len(self)} words")
-        return [self.ids[w] for w in words]
-
-
-@dataclass
-class Prompts:
-    """A right-padded batch of prompts: idx (N, T), last (N,), subject (N,), answer (N,)."""
-
-    idx: torch.Tensor
-    last: torch.Tensor      # position of each prompt's last word (where the answer is read)
-    subject: torch.Tensor   # position of the subject word (the subject's last token)
-    answer: torch.Tensor    # id of the correct capital
-    fact: torch.Tensor      # row of facts.FACTS
-    template: list
-
-    def to(self, device):
-        """The same prompts with every tensor on `device` (the model's), as nn.Module.to moves weights."""
-        return Prompts(self.idx.to(device), self.last.to(device), self.subject.to(device),
-                       self.answer.to(device), self.fact.to(device), self.template)
-
-
-def make_prompts(vocab, templates, fact_rows=None, answers=None):
-    """Every (fact, template) pair as one batch; answers overrides the capital of some facts."""
-    validate.instance_of(vocab, "vocab", Vocab)
-    if isinstance(templates, str):
-        raise TypeError(f"templates must be a list of phrasings such as facts.TRAIN_TEMPLATES, got the "
-                        f"string {templates!r}; wrap one in a list: [template]")
-    if not templates:
-        raise ValueError(f"templates must hold at least one phrasing, got {templates!r}")
-    rows = range(len(facts.FACTS)) if fact_rows is None else fact_rows
-    for r in rows:
-        validate.index(r, "each of fact_rows", len(facts.FACTS))
-    answers = answers or {}
-    for r, word in answers.items():
-        if word not in vocab.ids:
-            raise KeyError(f"answers[{r!r}] is {word!r}, not a word of the vocabulary ({len(vocab)} words)")
-    encoded, last, subject, answer, fact, template = [], [], [], [], [], []
-    for t in templates:
-        for r in rows:
-            country, capital = facts.FACTS[r]
-            words, s = facts.prompt_words(t, country)
-            encoded.append(vocab.encode(words))
-            last.append(len(words) - 1)
-            subject.append(s)
-            answer.append(vocab.ids[answers.get(r, capital)])
-            fact.append(r)
-            template.append(t)
-    idx = torch.zeros(len(encoded), max(map(len, encoded)), dtype=torch.long)
-    for i, ids in enumerate(encoded):
-        idx[i, : len(ids)] = torch.tensor(ids)
-    return Prompts(idx, torch.tensor(last), torch.tensor(subject), torch.tensor(answer),
-                   torch.tensor(fact), template)
 
 
 def answer_logits(logits, prompts):
@@ -238,8 +180,8 @@ def answer_logits(logits, prompts):
     validate.tensor(logits, "logits")
     validate.ndim(logits, "logits", 3)
     if logits.shape[0] != len(prompts.last):
-        raise ValueError(f"logits has {logits.shape[0]} rows but prompts holds {len(prompts.last)} prompts: "
-                         "pass the logits of model(prompts.idx)")
+        raise ValueError(f"logits has {logits.shape[0]} rows but prompts holds {len(prompts.last)} "
+                         "prompts: pass the logits of model(prompts.idx)")
     rows = torch.arange(len(prompts.last), device=logits.device)
     return logits[rows, prompts.last.to(logits.device)]
 

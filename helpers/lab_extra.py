@@ -1,4 +1,5 @@
-"""The lab extra (`pip install "inside-transformer-mlp[lab]"`, what `make lab` installs): GPT-2 from Hugging Face.
+"""The lab extra (`pip install "inside-transformer-mlp[lab]"`, what `make lab` installs): GPT-2 from
+Hugging Face.
 
 Notebooks 13, 14 and 16 load GPT-2 through helpers.gpt2 and helpers.hub, which call `need()` first,
 so that a course installed without the extra says which extra to install, in the checks' language,
@@ -10,10 +11,11 @@ import importlib.util
 from helpers import language
 from helpers.language import say
 
-LAB = ("transformers", "tokenizers", "huggingface_hub", "safetensors")   # what the lab extra adds for GPT-2
-NO_LAB = ("This install of the course lacks {modules}, which GPT-2 from Hugging Face needs: install the course's "
-          "lab extra, pip install \"inside-transformer-mlp[lab]\" (in the course's folder: make lab), then restart "
-          "the kernel.")
+# what the lab extra adds for GPT-2
+LAB = ("transformers", "tokenizers", "huggingface_hub", "safetensors")
+NO_LAB = ("This install of the course lacks {modules}, which GPT-2 from Hugging Face needs: "
+          "install the course's lab extra, pip install \"inside-transformer-mlp[lab]\" (in the "
+          "course's folder: make lab), then restart the kernel.")
 
 
 class MissingExtra(ImportError):
@@ -29,7 +31,8 @@ def missing(modules=LAB):
 
 
 def need(modules=LAB):
-    """Raise MissingExtra, naming the extra to install, when this Python lacks one of the lab extra's packages."""
+    """Raise MissingExtra, naming the extra to install, when this Python lacks one of the lab
+    extra's packages."""
     absent = missing(modules)
     if absent:
         raise MissingExtra(language.translate(say(NO_LAB, modules=absent)))

@@ -50,8 +50,8 @@ def current():
 
 
 def from_environment(environ=None):
-    """The language asked for outside a notebook: COURSE_LANG (en or ko), else the locale's ('ko' for
-    ko_KR.UTF-8 in LC_ALL, LC_MESSAGES or LANG, the first one set), else English."""
+    """The language asked for outside a notebook: COURSE_LANG (en or ko), else the locale's ('ko'
+    for ko_KR.UTF-8 in LC_ALL, LC_MESSAGES or LANG, the first one set), else English."""
     environ = os.environ if environ is None else environ
     asked = environ.get("COURSE_LANG", "").strip().lower()
     if asked:
@@ -67,7 +67,8 @@ def from_environment(environ=None):
 # ---- sentences that keep their template ---------------------------------------------------------
 
 class Shown:
-    """A value in str.format, formatted as it is (helpers.checks.show's own describes arrays in words)."""
+    """A value in str.format, formatted as it is (helpers.checks.show's own describes arrays in
+    words)."""
 
     def __init__(self, value):
         self.value = value
@@ -83,21 +84,24 @@ class Shown:
 
 
 def fill(template, args=(), values=None, shown=Shown):
-    """template with its {fields} (or {} for args) filled in, each value through `shown`; the template as
-    it is if that fails."""
+    """template with its {fields} (or {} for args) filled in, each value through `shown`; the
+    template as it is if that fails."""
     if "{" not in template:
         return template
     try:
-        return template.format(*(shown(a) for a in args), **{k: shown(v) for k, v in (values or {}).items()})
+        return template.format(*(shown(a) for a in args),
+                               **{k: shown(v) for k, v in (values or {}).items()})
     except (KeyError, IndexError, ValueError, AttributeError, TypeError):
         return template
 
 
 class Text(str):
-    """A sentence in English that keeps its template and values, so it can be said in another language.
+    """A sentence in English that keeps its template and values, so it can be said in another
+    language.
 
-    It is the English string itself (tests and f-strings see the English); `translate` fills the same
-    values into the template's translation. `shown` formats each value (a subclass may describe more).
+    It is the English string itself (tests and f-strings see the English); `translate` fills the
+    same values into the template's translation. `shown` formats each value (a subclass may describe
+    more).
     """
 
     shown = Shown
@@ -112,12 +116,14 @@ class Text(str):
 
 
 def say(template, *args, **values):
-    """A Text: template with its {fields} (or {} for args) filled in, e.g. say("Loaded {name}.", name=n)."""
+    """A Text: template with its {fields} (or {} for args) filled in, e.g. say("Loaded {name}.",
+    name=n)."""
     return Text(template, args, values)
 
 
 def with_particles(template, args=(), values=None, shown=Shown):
-    """template filled (fill), each two-form particle after a {field} chosen by the value shown there."""
+    """template filled (fill), each two-form particle after a {field} chosen by the value shown
+    there."""
     if not particles.has_pairs(template):
         return fill(template, args, values, shown)
     return particles.chosen(fill(particles.marked(template), args, values, shown))
@@ -126,14 +132,16 @@ def with_particles(template, args=(), values=None, shown=Shown):
 # ---- the catalogs -------------------------------------------------------------------------------
 
 class _Missing(gettext.NullTranslations):
-    """The last fallback: None for a message the catalog does not hold (gettext would return the English)."""
+    """The last fallback: None for a message the catalog does not hold (gettext would return the
+    English)."""
 
     def gettext(self, message):
         return None
 
 
 class Messages:
-    """{English template: translation} read from a compiled gettext catalog: `get` and `in`, as a dict."""
+    """{English template: translation} read from a compiled gettext catalog: `get` and `in`, as a
+    dict."""
 
     def __init__(self, translations):
         self._translations = translations
@@ -156,14 +164,16 @@ def catalog(language):
         return {}
     path = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.mo"
     if not path.is_file():
-        raise FileNotFoundError(f"the {LANGUAGES[language]} catalog {path} is missing: in a clone of the "
-                                "course run `make` (it compiles locale/ko/LC_MESSAGES/checks.po)")
+        raise FileNotFoundError(f"the {LANGUAGES[language]} catalog {path} is missing: in a clone "
+                                "of the course run `make` (it compiles "
+                                "locale/ko/LC_MESSAGES/checks.po)")
     with path.open("rb") as fp:
         return Messages(gettext.GNUTranslations(fp))
 
 
 def _value(value, messages):
-    """A value inside a sentence: a Text or a catalogued phrase translated, anything else as it is."""
+    """A value inside a sentence: a Text or a catalogued phrase translated, anything else as it
+    is."""
     if isinstance(value, Text):
         return _translated(value, messages)
     if isinstance(value, str) and value in messages:
@@ -186,7 +196,8 @@ def _translated(text, messages):
     if not isinstance(text, Text):
         return found
     return with_particles(found, [_value(a, messages) for a in text.args],
-                          {k: _value(v, messages) for k, v in text.values.items()}, type(text).shown)
+                          {k: _value(v, messages) for k, v in text.values.items()},
+                          type(text).shown)
 
 
 def translate(text, language=None):

@@ -1,11 +1,13 @@
-"""Start N worker processes joined by torch.distributed, collect what each returns, leave nothing behind.
+"""Start N workers joined by torch.distributed, collect what each returns, leave nothing behind.
 
-    results = launch(task, payloads)   # task(rank, world_size, payloads[rank], device) in each worker
+    results = launch(task, payloads)   # task(rank, world_size, payloads[rank],
+                                       # device) in each worker
 
 Each worker is a fresh Python process that joins a process group on 127.0.0.1 (backend gloo on
 the CPU, NCCL with one GPU per worker), loads its own payload, runs `task` and saves what it
 returns. Payloads and results go through files that `torch.load(weights_only=True)` reads, which
-runs no code: tensors, numbers, strings, lists and dicts, and the classes a caller names in `allow`. A function written in a notebook cell has no module a worker could import, so
+runs no code: tensors, numbers, strings, lists and dicts, and the classes a caller names in `allow`.
+A function written in a notebook cell has no module a worker could import, so
 `portable` describes it by its source code, and `load_portable` runs that source in the worker
 with `torch`, `F` and `nn` in scope.
 
@@ -44,7 +46,7 @@ from torch import nn
 
 from helpers import workers as _workers
 from helpers.device import pick_device
-from helpers.workers import WorkerError, remove_stale_runs, runs_dir  # noqa: F401 - part of this API
+from helpers.workers import WorkerError, remove_stale_runs, runs_dir  # noqa: F401 - this API
 
 HOST = "127.0.0.1"
 PARENT_GONE = _workers.PARENT_GONE     # the exit code of a worker whose parent went away
@@ -68,12 +70,14 @@ def pick_backend(world_size):
 
 
 def portable(fn):
-    """How a worker finds fn: {'module', 'name', 'file'} if it lives in a module, else {'source', 'name'}."""
+    """How a worker finds fn: {'module', 'name', 'file'} if it lives in a module, else {'source',
+    'name'}."""
     if not callable(fn) or getattr(fn, "__name__", "<lambda>") == "<lambda>":
         raise TypeError(f"the worker function must be written with def, got {fn!r}")
     module, name = getattr(fn, "__module__", None), fn.__name__
     if module not in (None, "__main__") and "<locals>" not in fn.__qualname__:
-        return {"module": module, "name": name, "file": getattr(sys.modules.get(module), "__file__", None)}
+        return {"module": module, "name": name,
+                "file": getattr(sys.modules.get(module), "__file__", None)}
     try:
         source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError) as err:
@@ -87,7 +91,8 @@ def load_portable(spec):
     if "module" in spec:
         try:
             module = importlib.import_module(spec["module"])
-        except ModuleNotFoundError:   # a module found where the parent looked (a test's folder, say)
+        # a module found where the parent looked (a test's folder, say)
+        except ModuleNotFoundError:
             if not spec.get("file"):
                 raise
             found = importlib.util.spec_from_file_location(spec["module"], spec["file"])
@@ -95,40 +100,45 @@ def load_portable(spec):
             found.loader.exec_module(module)
         return getattr(module, spec["name"])
     namespace = {"torch": torch, "F": F, "nn": nn}
-    exec(compile(spec["source"], f"<{spec['name']}>", "exec"), namespace)  # noqa: S102 - the learner's own cell
+    # the learner's own cell
+    exec(compile(spec["source"], f"<{spec['name']}>", "exec"), namespace)  # noqa: S102
     return namespace[spec["name"]]
 
 
 def class_specs(classes):
-    """How a worker imports each class that payloads or results may hold (`portable` for classes)."""
+    """How a worker imports each class that payloads or results may hold (`portable` for
+    classes)."""
     specs = []
     for cls in dict.fromkeys(classes):
         if not isinstance(cls, type):
             raise TypeError(f"allow must list classes, got {cls!r}")
         if cls.__module__ in (None, "__main__") or "<locals>" in cls.__qualname__:
-            raise TypeError(f"the class {cls.__qualname__} is defined in a notebook cell or a function: the "
-                            "workers can only load classes from a module they can import")
+            raise TypeError(f"the class {cls.__qualname__} is defined in a notebook cell or a "
+                            "function: the workers can only load classes from a module they can "
+                            "import")
         specs.append({"module": cls.__module__, "name": cls.__qualname__,
                       "file": getattr(sys.modules.get(cls.__module__), "__file__", None)})
     return specs
 
 
 def safe_load(path, classes, what="a payload"):
-    """torch.load that runs no code (weights_only=True), allowing `classes` besides tensors and containers."""
+    """torch.load that runs no code (weights_only=True), allowing `classes` besides tensors and
+    containers."""
     try:
         with torch.serialization.safe_globals(list(classes)):
             return torch.load(path, weights_only=True)
     except pickle.UnpicklingError as err:
         found = re.search(r"GLOBAL ([\w.]+)", str(err))
         name = found.group(1) if found else "an object"
-        raise TypeError(f"{what} holds {name}, which the workers do not load: files between the kernel and "
-                        "its workers hold tensors, numbers, strings, lists and dicts, and the classes named "
-                        "in launch(..., allow=[...])") from None
+        raise TypeError(f"{what} holds {name}, which the workers do not load: files between the "
+                        "kernel and its workers hold tensors, numbers, strings, lists and dicts, "
+                        "and the classes named in launch(..., allow=[...])") from None
 
 
 def peak_memory_bytes():
     """This process's peak resident memory in bytes, or None where the system does not say."""
-    try:   # Linux: the high-water mark of this program alone (ru_maxrss would count the parent's too)
+    # Linux: the high-water mark of this program alone (ru_maxrss would count the parent's too)
+    try:
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) * 1024
@@ -155,7 +165,8 @@ def _exit_when_parent_goes():
 
 def _child_main():
     """A worker's entry point: join the group, run the task on its payload, save the result."""
-    rank, world_size, port, backend, outdir, timeout_s, task, payload_files, allow = json.loads(sys.argv[1])
+    rank, world_size, port, backend, outdir, timeout_s, task, payload_files, allow = json.loads(
+        sys.argv[1])
     threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
     outdir = Path(outdir)
     try:
@@ -166,10 +177,12 @@ def _child_main():
         dist.init_process_group(backend, init_method=f"tcp://{HOST}:{port}", rank=rank,
                                 world_size=world_size, timeout=timedelta(seconds=timeout_s))
         try:
-            payload = safe_load(outdir / payload_files[rank], [load_portable(spec) for spec in allow])
+            payload = safe_load(outdir / payload_files[rank],
+                                [load_portable(spec) for spec in allow])
             result = load_portable(task)(rank, world_size, payload, dev)
             torch.save(result, outdir / f"result{rank}.tmp")
-            os.replace(outdir / f"result{rank}.tmp", outdir / f"result{rank}.pt")   # whole, or not there
+            # whole, or not there
+            os.replace(outdir / f"result{rank}.tmp", outdir / f"result{rank}.pt")
             dist.barrier()
         finally:
             dist.destroy_process_group()
@@ -178,7 +191,8 @@ def _child_main():
             code = err.code if isinstance(err.code, int) else (0 if err.code is None else 1)
             said = f"its function called sys.exit({err.code!r})"
         else:
-            code, said = 1, f"raised {type(err).__name__}: " + (str(err).strip().splitlines() or [""])[0]
+            code, said = 1, (f"raised {type(err).__name__}: "
+                             + (str(err).strip().splitlines() or [""])[0])
         (outdir / f"error{rank}.txt").write_text(f"{said}\n{traceback.format_exc()}")
         sys.stdout.flush()
         sys.stderr.flush()
@@ -194,9 +208,12 @@ def _child_main():
 def _start(rank, args, outdir):
     """Start worker `rank`: a fresh Python that runs _child_main with the parent's import path."""
     env = dict(os.environ, OMP_NUM_THREADS="1")   # one thread each: the workers share the cores
-    env[_workers.PARENT_VAR] = str(os.getpid())   # to tell, once it asked to die with us, that we still live
-    root = str(Path(__file__).resolve().parent.parent)   # the folder that holds this helpers package
-    if root not in {str(Path(p).resolve()) for p in [*site.getsitepackages(), site.getusersitepackages()]}:
+    # to tell, once it asked to die with us, that we still live
+    env[_workers.PARENT_VAR] = str(os.getpid())
+    # the folder that holds this helpers package
+    root = str(Path(__file__).resolve().parent.parent)
+    if root not in {str(Path(p).resolve())
+                    for p in [*site.getsitepackages(), site.getusersitepackages()]}:
         # A checkout (or a notebook's folder): let the worker import this same helpers, first.
         env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in [env.get("PYTHONPATH")] if p])
     command = [sys.executable, "-c", _CHILD, json.dumps([rank, *args])]
@@ -222,12 +239,14 @@ def launch(task, payloads, backend=None, timeout_s=300.0, allow=()):
     """task(rank, world_size, payloads[rank], device) in len(payloads) processes; results by rank.
 
     task: a module-level function (workers import it by name). allow: classes (from modules) that
-    payloads and results may hold besides tensors, numbers, strings, lists and dicts. Raises WorkerError, one sentence
-    on how each worker ended and then what they wrote, if one fails or they take over timeout_s
-    seconds; on an interrupt, stops them and raises KeyboardInterrupt with that sentence.
+    payloads and results may hold besides tensors, numbers, strings, lists and dicts. Raises
+    WorkerError, one sentence on how each worker ended and then what they wrote, if one fails or
+    they take over timeout_s seconds; on an interrupt, stops them and raises KeyboardInterrupt with
+    that sentence.
     """
     if not isinstance(payloads, (list, tuple)) or not payloads:
-        raise ValueError(f"payloads must be a non-empty list, one per worker, got {type(payloads).__name__}")
+        raise ValueError("payloads must be a non-empty list, one per worker, got "
+                         f"{type(payloads).__name__}")
     backend = pick_backend(len(payloads)) if backend is None else backend
     if backend not in ("gloo", "nccl"):
         raise ValueError(f"unknown backend {backend!r}; choose 'gloo' or 'nccl'")
@@ -247,7 +266,8 @@ def launch(task, payloads, backend=None, timeout_s=300.0, allow=()):
             if _workers.poll(workers):
                 ended = "failed" if any(w.failed() for w in workers) else "finished"
             elif any(w.failed() for w in workers):
-                _workers.wait(workers, _workers.GRACE_S)   # the others usually fail at once too, and say more
+                # the others usually fail at once too, and say more
+                _workers.wait(workers, _workers.GRACE_S)
                 ended = "failed"
             elif time.monotonic() > deadline:
                 ended = f"timed out after {timeout_s:g} s"
@@ -261,9 +281,11 @@ def launch(task, payloads, backend=None, timeout_s=300.0, allow=()):
             if ended == "finished":
                 results = [safe_load(outdir / f"result{r}.pt", classes, f"the result of worker {r}")
                            for r in range(world_size)]
-                printed, said = _workers.messages(workers, ("stdout",)), _workers.messages(workers, ("stderr",))
+                printed, said = (_workers.messages(workers, ("stdout",)),
+                                 _workers.messages(workers, ("stderr",)))
             elif ended is not None:
-                sentence, details = _workers.report(workers, ended), _workers.messages(workers, ("error", "stderr"))
+                sentence, details = (_workers.report(workers, ended),
+                                     _workers.messages(workers, ("error", "stderr")))
         finally:
             shutil.rmtree(outdir, ignore_errors=True)
     if ended == "was interrupted":

@@ -35,8 +35,8 @@ class Routing:
 def route(logits, top_k):
     """Top-k routing of router logits (T, E) -> Routing (softmax over the k chosen only)."""
     if not isinstance(logits, torch.Tensor):
-        raise TypeError(f"logits must be a torch tensor (T, n_experts), got {type(logits).__name__} "
-                        "(a numpy array converts with torch.from_numpy)")
+        raise TypeError("logits must be a torch tensor (T, n_experts), got "
+                        f"{type(logits).__name__} (a numpy array converts with torch.from_numpy)")
     validate.ndim(logits, "logits", 2)
     if not logits.is_floating_point():
         raise TypeError(f"logits must be floating point (router scores), got dtype {logits.dtype}")

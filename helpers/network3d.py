@@ -23,7 +23,8 @@ from mpl_toolkits.mplot3d.art3d import Line3DCollection
 from helpers import validate
 from helpers.plots import NEUTRAL
 
-NODE_CMAP = "coolwarm"  # node values: blue < 0, white = 0, red > 0; the only colour in these figures
+# node values: blue < 0, white = 0, red > 0; the only colour in these figures
+NODE_CMAP = "coolwarm"
 EDGE_RGB = np.array(to_rgb(NEUTRAL))  # every edge is grey: its sign is its line style
 POSITIVE, NEGATIVE = "solid", (0, (3.0, 2.0))  # line styles: w > 0 solid, w < 0 dashed
 NEARLY_OFF = 0.1  # a unit that passes at most 10% of its pre-activation counts as off
@@ -38,7 +39,8 @@ def switched_off(h, a, keep=NEARLY_OFF):
     h, a = validate.as_array(h, "h"), validate.as_array(a, "a")
     keep = validate.non_negative_number(keep, "keep")
     if h.shape != a.shape:
-        raise ValueError(f"a has shape {a.shape}; expected {h.shape}, the shape of h (one value per unit)")
+        raise ValueError(f"a has shape {a.shape}; expected {h.shape}, the shape of h (one value "
+                         "per unit)")
     return np.abs(a) <= keep * np.abs(h)
 
 
@@ -77,26 +79,31 @@ def column_positions(sizes, spacing=1.0):
 
 
 def face_positions(sizes, gap=2.0):
-    """One (n, 2) array per layer: its grid seen face-on, the layers side by side `gap` apart, one scale."""
+    """One (n, 2) array per layer: its grid seen face-on, the layers side by side `gap` apart, one
+    scale."""
     gap = validate.positive_number(gap, "gap")
     faces, right = [], -gap
     for grid in layer_positions(sizes, spacing=1.0):
         flat = grid[:, 1:].copy()                             # (y, z): the grid in its own plane
         half = (flat[:, 0].max() - flat[:, 0].min()) / 2
-        flat[:, 0] += right + gap + half                      # its centre, one gap right of the last grid
+        # its centre, one gap right of the last grid
+        flat[:, 0] += right + gap + half
         right = flat[:, 0].max()
         faces.append(flat)
     return faces
 
 
 def draw_faces(ax, weights, k=None, size=20, fade=0.45, gap=2.0):
-    """The layers of weights [(n0, n1), (n1, n2), ...] face-on, side by side, edges faded; return positions.
+    """The layers of weights [(n0, n1), (n1, n2), ...] face-on, side by side, edges faded; return
+    positions.
 
-    One grid unit is one node spacing in every layer, so a layer with 4x the nodes is twice as wide and
-    twice as tall. Nodes are grey; edges are the k strongest of each matrix (all when k is None).
+    One grid unit is one node spacing in every layer, so a layer with 4x the nodes is twice as wide
+    and twice as tall. Nodes are grey; edges are the k strongest of each matrix (all when k is
+    None).
     """
     if not isinstance(weights, (tuple, list)) or not weights:
-        raise TypeError(f"weights must be a list of weight matrices (n_in, n_out), got {type(weights).__name__}")
+        raise TypeError("weights must be a list of weight matrices (n_in, n_out), got "
+                        f"{type(weights).__name__}")
     for i, W in enumerate(weights):
         validate.ndim(W, f"weights[{i}]", 2)
     sizes = [weights[0].shape[0]] + [W.shape[1] for W in weights]
@@ -128,7 +135,8 @@ def _strength(w, w_max=None):
 
 
 def edge_colors(w, w_max=None, fade=1.0):
-    """RGBA per weight: grey whatever the sign, alpha growing with |w| (times `fade`, for a faded view)."""
+    """RGBA per weight: grey whatever the sign, alpha growing with |w| (times `fade`, for a faded
+    view)."""
     strength = _strength(w, w_max)
     return np.column_stack([np.tile(EDGE_RGB, (len(strength), 1)), fade * (0.15 + 0.75 * strength)])
 
@@ -160,7 +168,8 @@ def _segments(from_pos, to_pos, W, k):
         raise ValueError(f"W has shape {W.shape}; expected ({len(from_pos)}, {len(to_pos)}) "
                          "= (nodes in this layer, nodes in the next)")
     rows, cols = strongest_edges(W, k) if k else np.indices(W.shape).reshape(2, -1)
-    return np.stack([from_pos[rows], to_pos[cols]], axis=1), W[rows, cols]  # (edges, 2, dim), (edges,)
+    # (edges, 2, dim), (edges,)
+    return np.stack([from_pos[rows], to_pos[cols]], axis=1), W[rows, cols]
 
 
 def draw_edges(ax, from_pos, to_pos, W, k=None, linewidth=0.8, fade=1.0):
@@ -192,8 +201,8 @@ def draw_nodes(ax, pos, values=None, vmax=None, size=30, color=NEUTRAL, alpha=1.
         validate.non_negative_number(vmax, "vmax")
     kwargs = {"depthshade": False} if pos.shape[1] == 3 else {"zorder": 2}
     if values is None:
-        return ax.scatter(*pos.T, s=size, color=color, alpha=alpha, edgecolors="black", linewidths=0.3,
-                          **kwargs)
+        return ax.scatter(*pos.T, s=size, color=color, alpha=alpha, edgecolors="black",
+                          linewidths=0.3, **kwargs)
     values = np.asarray(values, dtype=float)
     if values.shape != (len(pos),):
         raise ValueError(f"values has shape {values.shape}; expected ({len(pos)},), one per node")
@@ -206,10 +215,12 @@ def mark_off(ax, pos, off, size=30):
     """Cross out the nodes where the boolean mask `off` is True; return how many."""
     off = np.asarray(off, dtype=bool)
     if off.shape != (len(pos),):
-        raise ValueError(f"off has shape {off.shape}; expected ({len(pos)},), one True/False per node")
+        raise ValueError(f"off has shape {off.shape}; expected ({len(pos)},), one True/False per "
+                         "node")
     if off.any():
         kwargs = {"depthshade": False} if pos.shape[1] == 3 else {"zorder": 3}
-        ax.scatter(*pos[off].T, s=1.6 * size, **OFF_MARK, **kwargs)   # larger than the node: it shows
+        # larger than the node: it shows
+        ax.scatter(*pos[off].T, s=1.6 * size, **OFF_MARK, **kwargs)
     return int(off.sum())
 
 
@@ -240,14 +251,16 @@ def draw_columns(ax, weights, hidden, off=None, k=None, vmax=None, size=20, spac
 
 
 def project(points, elev=20.0, azim=-60.0):
-    """(screen (n, 2), depth (n,)) of 3D points (n, 3) seen from elev, azim (degrees), as view_init sees them.
+    """(screen (n, 2), depth (n,)) of 3D points (n, 3) seen from elev, azim (degrees), as view_init
+    sees them.
 
-    An orthographic view, with no perspective: sizes along the screen stay comparable. Larger depth is
-    nearer the viewer, so drawing in order of depth paints near nodes over far ones.
+    An orthographic view, with no perspective: sizes along the screen stay comparable. Larger depth
+    is nearer the viewer, so drawing in order of depth paints near nodes over far ones.
     """
     points = validate.as_array(points, "points")
     if points.ndim != 2 or points.shape[1] != 3:
-        raise ValueError(f"points must have shape (n, 3), one (x, y, z) per row, got {points.shape}")
+        raise ValueError(
+            f"points must have shape (n, 3), one (x, y, z) per row, got {points.shape}")
     e = np.radians(validate.real_number(elev, "elev"))
     a = np.radians(validate.real_number(azim, "azim"))
     toward_eye = np.array([np.cos(e) * np.cos(a), np.cos(e) * np.sin(a), np.sin(e)])
@@ -259,7 +272,8 @@ def project(points, elev=20.0, azim=-60.0):
 def frame(ax, positions, title, elev=20.0, azim=-60.0):
     """Limits, labels, title and view angle for a network drawn in 3D from `positions`."""
     if not isinstance(title, str):
-        raise TypeError(f"title must be a string (the finding the figure shows), got {type(title).__name__}")
+        raise TypeError("title must be a string (the finding the figure shows), got "
+                        f"{type(title).__name__}")
     elev = validate.real_number(elev, "elev")
     azim = validate.real_number(azim, "azim")
     every = np.concatenate(positions)

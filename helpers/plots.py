@@ -86,7 +86,8 @@ def use_course_style():
     matplotlib.rcParams.update(STYLE)
 
 
-# Hangul in figures (the Korean edition): NanumGothic (SIL Open Font License), shipped by the package
+# Hangul in figures (the Korean edition): NanumGothic (SIL Open Font License), shipped by the
+# package
 # koreanize-matplotlib, whose font files are registered from the install; that package is never
 # imported (its import sets every font to NanumGothic and warns on Python 3.12).
 HANGUL_FONT = "NanumGothic"
@@ -101,7 +102,8 @@ def hangul_font_files():
         files = metadata.files(HANGUL_FONT_PACKAGE) or []
     except metadata.PackageNotFoundError:
         return []
-    return sorted(str(f.locate()) for f in files if f.name.startswith(HANGUL_FONT) and f.suffix == ".ttf")
+    return sorted(str(f.locate()) for f in files if f.name.startswith(HANGUL_FONT)
+                  and f.suffix == ".ttf")
 
 
 def use_hangul_font():
@@ -111,14 +113,16 @@ def use_hangul_font():
 
     files = hangul_font_files()
     if not files:
-        raise FileNotFoundError(f"the Korean edition's figures need the package {HANGUL_FONT_PACKAGE} "
-                                f"(its {HANGUL_FONT} font): pip install {HANGUL_FONT_PACKAGE}")
+        raise FileNotFoundError("the Korean edition's figures need the package "
+                                f"{HANGUL_FONT_PACKAGE} (its {HANGUL_FONT} font): pip install "
+                                f"{HANGUL_FONT_PACKAGE}")
     known = {font.fname for font in font_manager.fontManager.ttflist}
     for path in files:
         if path not in known:
             font_manager.fontManager.addfont(path)
     family = [f for f in matplotlib.rcParams["font.family"] if f != HANGUL_FONT]
-    latin = font_manager.FontProperties(fname=font_manager.findfont(font_manager.FontProperties(family=family)))
+    latin = font_manager.FontProperties(
+        fname=font_manager.findfont(font_manager.FontProperties(family=family)))
     matplotlib.rcParams["font.family"] = [latin.get_name(), HANGUL_FONT]
     return matplotlib.rcParams["font.family"]
 
@@ -128,7 +132,8 @@ class _Mode(str):
     style sheet (notebooks/rise.css) looks for to switch RISE's slides to projector mode."""
 
     def _repr_html_(self):
-        mark = f'<span class="{PROJECTOR_MARK}" hidden></span>' if self.startswith("projector mode on") else ""
+        mark = (f'<span class="{PROJECTOR_MARK}" hidden></span>'
+                if self.startswith("projector mode on") else "")
         return f"{mark}<pre>{self}</pre>"
 
 
@@ -138,8 +143,8 @@ PROJECTOR_MARK = "course-projector-on"   # notebooks/rise.css: projector mode wh
 def presentation(on=True):
     """Projector mode: every figure and demo drawn 1.5x larger on screen (text included), and the
     demos' controls enlarged with them (20 px text instead of 13 px). In RISE's slides (the cell
-    that calls it shown as its output) body text grows to 24 px and code and printed output to 18 px,
-    and no code cell is shrunk to fit: a slide taller than the screen scrolls at full size."""
+    that calls it shown as its output) body text grows to 24 px and code and printed output to 18
+    px, and no code cell is shrunk to fit: a slide taller than the screen scrolls at full size."""
     on = validate.boolean(on, "on")
     matplotlib.rcParams["figure.dpi"] = _PROJECTOR_DPI[on]
     return _Mode("projector mode on: figures 1.5x larger, demo controls too, slide text 24 px"
@@ -198,7 +203,8 @@ def _display_output(fig, png, alt=None, size=None):
     """(data, metadata) for IPython's display of the PNG bytes `png` of fig, shown at fig's size
     (or at `size`, (width, height) in pixels)."""
     width, height = size or (round(v) for v in fig.get_size_inches() * fig.dpi)
-    data = {"image/png": png, "text/plain": f"<Figure size {width}x{height} with {len(fig.axes)} Axes>"}
+    data = {"image/png": png,
+            "text/plain": f"<Figure size {width}x{height} with {len(fig.axes)} Axes>"}
     metadata = {"image/png": {"width": width, "height": height, "alt": alt or alt_text(fig)}}
     return data, metadata
 
@@ -226,13 +232,15 @@ def canvas_png(fig, alt=None):
     """(data, metadata) like png_output, of what fig's canvas drew last (no new drawing, quick
     compression): a live demo's draft after only its changed artists were painted."""
     pixels = np.asarray(fig.canvas.buffer_rgba())
-    return _display_output(fig, quick_png(pixels), alt, size=(pixels.shape[1], pixels.shape[0]))   # one to one
+    # one to one
+    return _display_output(fig, quick_png(pixels), alt, size=(pixels.shape[1], pixels.shape[0]))
 
 
 def fit_titles(fig):
     """Wrap each axes title that runs past the figure's edge onto more lines, so none is cut."""
     fig.draw_without_rendering()   # lay the figure out (constrained layout moves the axes)
-    renderer, right = fig._get_renderer(), fig.bbox.width   # any canvas: a bare Figure() has no Agg one
+    # any canvas: a bare Figure() has no Agg one
+    renderer, right = fig._get_renderer(), fig.bbox.width
     for ax in fig.axes:
         title = ax.title
         if not (ax.get_visible() and title.get_visible() and title.get_text()):
@@ -243,7 +251,8 @@ def fit_titles(fig):
             lines = title.get_text().split("\n")
             longest = max(map(len, lines))
             chars = max(20, int(longest * room / box.width))   # what fits on one line
-            pieces = -(-longest // chars)                       # the longest line in balanced pieces
+            # the longest line in balanced pieces
+            pieces = -(-longest // chars)
             chars = min(chars, -(-longest // pieces) + 8)
             title.set_text("\n".join(textwrap.fill(line, chars) for line in lines))
 
@@ -252,7 +261,8 @@ def show(fig=None, alt=None):
     """Check the figure is titled, labelled and readable, then show it sharp, with alt text."""
     from IPython.display import display
 
-    fig = plt.gcf() if fig is None else validate.instance_of(fig, "fig", Figure, "(from plt.subplots())")
+    fig = plt.gcf() if fig is None else validate.instance_of(
+        fig, "fig", Figure, "(from plt.subplots())")
     found = problems(fig)
     if found:
         raise ValueError("figure is not ready to show: " + "; ".join(found))

@@ -71,7 +71,8 @@ def _widget_progress(items, desc, total):
 
 
 def summary(desc, done, total, seconds):
-    """The line a finished bar leaves: "fitting: 24 of 24 done in 2.31 s" (total None: "24 done in ...")."""
+    """The line a finished bar leaves: "fitting: 24 of 24 done in 2.31 s" (total None: "24 done in
+    ...")."""
     if total:
         return said("{desc}: {done} of {total} done in {time}", desc=desc, done=done, total=total,
                     time=format_seconds(seconds))

@@ -14,6 +14,7 @@ write X W, their W being our W.T). Activations x are (tokens, d_in): a row is on
 
 int8_copy runs torch._int_mm, the int8 kernel torchao's int8 path calls on a CPU: PyTorch's own
 torch.ao.quantization.quantize_dynamic warns on stderr that it is deprecated (torch 2.13).
+int8_matmul and the int4 packing (pack_int4, unpack_int4) live in helpers.int_kernels.
 """
 
 import copy
@@ -25,6 +26,7 @@ from torch import nn
 
 from helpers import validate
 from helpers.ffn import FFN
+from helpers.int_kernels import int8_matmul, pack_int4, unpack_int4  # noqa: F401 - exported
 
 
 def _count(value):
@@ -44,7 +46,8 @@ def _float_matrix(t, name, dims=2):
 def levels(bits):
     """The largest stored integer, 2**(bits-1) - 1: 127 for 8 bits, 7 for 4 bits."""
     if not _count(bits) or not 2 <= bits <= 16:
-        raise ValueError(f"bits must be a whole number from 2 (levels -1, 0, 1) to 16, got {bits!r}")
+        raise ValueError(
+            f"bits must be a whole number from 2 (levels -1, 0, 1) to 16, got {bits!r}")
     # Symmetric: -127..127, never -128, so that -q is stored exactly and 0 sits in the middle.
     return 2 ** (bits - 1) - 1
 
@@ -72,14 +75,16 @@ def _absmax(W, bits, granularity):
     groups = W.detach().to(torch.promote_types(W.dtype, torch.float32)).reshape(rows, -1, k)
     absmax = groups.abs().amax(dim=-1)                                  # (rows, n_groups)
     # An all-zero group: any scale stores it as q = 0; 1 avoids 0 / 0 and dequantises to exact 0.
-    # A NaN or inf absmax keeps its scale (NaN, inf), so that what it multiplies shows it, not hides it.
+    # A NaN or inf absmax keeps its scale (NaN, inf), so that what it multiplies shows it, not hides
+    # it.
     scale = torch.where(absmax == 0, torch.ones_like(absmax), absmax / qmax)
     q = torch.round(groups / scale[..., None]).clamp(-qmax, qmax)      # to the nearest level
     return q.to(torch.int8 if bits <= 8 else torch.int16).reshape(W.shape), scale
 
 
 def quantize(W, bits, granularity="row"):
-    """Symmetric absmax: W (rows, d_in) float -> q (rows, d_in) int8/int16, scale (rows or 1, n_groups).
+    """Symmetric absmax: W (rows, d_in) float -> q (rows, d_in) int8/int16, scale (rows or 1,
+    n_groups).
 
     granularity: "tensor" (one scale), "row" (one per output row, or per token of an activation)
     or k (one per group of k inputs of a row; 128 is the usual group size of GPTQ and AWQ
@@ -102,9 +107,9 @@ def dequantize(q, scale):
         raise TypeError(f"scale must hold floating-point numbers, got dtype {scale.dtype}")
     bad = ~((scale > 0) & torch.isfinite(scale))                      # 0, negative, NaN or inf
     if bool(bad.any()):
-        raise ValueError(f"scale must be finite and > 0, as quantize makes it (absmax / levels, or 1 "
-                         f"for an all-zero group), got {float(scale[bad][0])} in {int(bad.sum())} of "
-                         f"its {scale.numel()} entries")
+        raise ValueError("scale must be finite and > 0, as quantize makes it (absmax / levels, or "
+                         f"1 for an all-zero group), got {float(scale[bad][0])} in "
+                         f"{int(bad.sum())} of its {scale.numel()} entries")
     rows, n_groups = scale.shape
     if rows not in (1, q.shape[0]) or n_groups < 1 or q.numel() % (rows * n_groups):
         raise ValueError(f"scale has shape {tuple(scale.shape)}, which fits no grouping of q "
@@ -119,7 +124,8 @@ def relative_error(approx, exact):
     validate.tensor(approx, "approx")
     validate.tensor(exact, "exact")
     if approx.shape != exact.shape:
-        raise ValueError(f"approx has shape {tuple(approx.shape)} but exact has {tuple(exact.shape)}")
+        raise ValueError(f"approx has shape {tuple(approx.shape)} but exact has "
+                         f"{tuple(exact.shape)}")
     norm = torch.linalg.vector_norm(exact.double())
     if norm == 0:
         raise ValueError("exact is all zeros: an error relative to it is undefined")
@@ -127,7 +133,8 @@ def relative_error(approx, exact):
 
 
 def fake_quantized(module, bits, granularity="row"):
-    """A copy of module whose every nn.Linear weight is rounded to `bits` (stored as floats again)."""
+    """A copy of module whose every nn.Linear weight is rounded to `bits` (stored as floats
+    again)."""
     validate.instance_of(module, "module", nn.Module)
     rounded = copy.deepcopy(module)
     with torch.no_grad():
@@ -145,50 +152,14 @@ def output_error(mlp, x, bits, granularity="row"):
 
 
 def outlier_columns(x, threshold=6.0):
-    """(d_in,) bool: the input features where some token of x (tokens, d_in) has |value| >= threshold."""
+    """(d_in,) bool: the input features where some token of x (tokens, d_in) has |value| >=
+    threshold."""
     validate.tensor(x, "x")
     validate.ndim(x, "x", 2)
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not threshold >= 0:
-        raise ValueError(f"threshold must be a number >= 0 (math.inf: no outliers), got {threshold!r}")
+        raise ValueError("threshold must be a number >= 0 (math.inf: no outliers), got "
+                         f"{threshold!r}")
     return (x.abs() >= threshold).any(dim=0)
-
-
-def _int_mm_exact(device):
-    """Whether torch._int_mm sums exactly here. Without VNNI (oneDNN's AVX2 or SSE4.1 code) it adds
-    pairs of products in int16, which saturates: sums of 127 * 127 come back wrong. Tried once per device."""
-    if device.type not in _EXACT:
-        a = torch.full((32, 64), 127, dtype=torch.int8, device=device)
-        try:
-            _EXACT[device.type] = bool((torch._int_mm(a, a.T.contiguous()) == 64 * 127 * 127).all())
-        except (RuntimeError, NotImplementedError):  # an older torch's CPU, or a GPU's size limits
-            _EXACT[device.type] = False
-    return _EXACT[device.type]
-
-
-_EXACT = {}
-_CHUNK = 1024   # 1024 products of at most 127 * 127 sum below 2**24: exact in float32
-
-
-def int8_matmul(a, b):
-    """a (M, K) int8 @ b (K, N) int8 -> (M, N) int32, exact: PyTorch's int8 kernel, torch._int_mm,
-    where it sums exactly; elsewhere float32 matmuls over chunks of K, each exact, summed in int32."""
-    for name, t in (("a", a), ("b", b)):
-        validate.tensor(t, name)
-        validate.ndim(t, name, 2)
-        if t.dtype != torch.int8:
-            raise TypeError(f"{name} must hold int8 (quantize(..., 8)'s q), got dtype {t.dtype}: "
-                            "quantize a float tensor first")
-    if a.shape[1] != b.shape[0]:
-        raise ValueError(f"a (M, K) = {tuple(a.shape)} and b (K, N) = {tuple(b.shape)} differ in K")
-    if _int_mm_exact(a.device):
-        try:
-            return torch._int_mm(a, b)
-        except (RuntimeError, NotImplementedError):  # sizes the kernel does not take (a GPU's limits)
-            pass
-    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.int32, device=a.device)
-    for k in range(0, a.shape[1], _CHUNK):
-        out += (a[:, k:k + _CHUNK].float() @ b[k:k + _CHUNK].float()).to(torch.int32)
-    return out
 
 
 def _int8_linear(x, Wq, W_scale):
@@ -196,7 +167,8 @@ def _int8_linear(x, Wq, W_scale):
     if x.shape[0] == 0:                                                 # no tokens: as nn.Linear
         return x.new_zeros(0, Wq.shape[0])
     xq, x_scale = _absmax(x, 8, "row")                                  # per token: (tokens, 1)
-    return int8_matmul(xq, Wq.T).to(x_scale.dtype).mul_(x_scale).mul_(W_scale.T)  # in place: one pass less
+    # in place: one pass less
+    return int8_matmul(xq, Wq.T).to(x_scale.dtype).mul_(x_scale).mul_(W_scale.T)
 
 
 def llm_int8_split(x, W, threshold=6.0):
@@ -266,7 +238,8 @@ class Int8Linear(nn.Module):
 
     def forward(self, x):
         validate.model_input(x, self.in_features, "Int8Linear")
-        tokens = x.reshape(x.shape[:-1].numel(), self.in_features)     # 0 tokens too, unlike reshape(-1, ...)
+        # 0 tokens too, unlike reshape(-1, ...)
+        tokens = x.reshape(x.shape[:-1].numel(), self.in_features)
         y = _int8_linear(tokens, self.weight_q, self.weight_scale)
         y = y.reshape(*x.shape[:-1], self.out_features).to(x.dtype)
         return y if self.bias is None else y + self.bias
@@ -276,45 +249,26 @@ class Int8Linear(nn.Module):
 
 
 def int8_copy(mlp):
-    """A copy of mlp (an nn.Sequential, or the course's FFN) with Int8Linear for each nn.Linear child.
+    """A copy of mlp (an nn.Sequential, or the course's FFN) with Int8Linear for each nn.Linear
+    child.
 
     An FFN becomes the Sequential it computes, with its names: c_fc, act, c_proj.
     """
     if isinstance(mlp, FFN):
         mlp = nn.Sequential(OrderedDict(c_fc=mlp.c_fc, act=mlp.act, c_proj=mlp.c_proj))
     if not isinstance(mlp, nn.Sequential):
-        raise TypeError(f"mlp must be an nn.Sequential or a helpers.ffn.FFN, got {type(mlp).__name__}"
-                        "; for another module, replace its nn.Linear layers by Int8Linear(layer)")
+        raise TypeError("mlp must be an nn.Sequential or a helpers.ffn.FFN, got "
+                        f"{type(mlp).__name__}; for another module, replace its nn.Linear layers "
+                        "by Int8Linear(layer)")
     return nn.Sequential(OrderedDict(
         (name, Int8Linear(m) if isinstance(m, nn.Linear) else copy.deepcopy(m))
         for name, m in mlp.named_children()))
 
 
-def pack_int4(q):
-    """q (rows, d_in) int8 in -8..7, d_in even -> (rows, d_in // 2) uint8: two weights a byte."""
-    validate.tensor(q, "q")
-    validate.ndim(q, "q", 2)
-    if q.dtype != torch.int8 or q.shape[1] % 2 or q.numel() and not -8 <= int(q.min()) <= \
-            int(q.max()) <= 7:
-        raise ValueError(f"q must be int8 values from -8 to 7 with an even number of columns "
-                         f"(quantize(W, 4)), got dtype {q.dtype}, shape {tuple(q.shape)}")
-    nibbles = q.to(torch.uint8) & 0xF                                  # two's complement, 4 bits
-    return nibbles[:, 0::2] | (nibbles[:, 1::2] << 4)
-
-
-def unpack_int4(packed):
-    """(rows, n) uint8 from pack_int4 -> (rows, 2n) int8: the low nibble first."""
-    validate.tensor(packed, "packed")
-    if packed.dtype != torch.uint8 or packed.ndim != 2:
-        raise TypeError(f"packed must be a 2-D uint8 tensor (pack_int4's), got {packed.dtype} "
-                        f"{tuple(packed.shape)}")
-    q = torch.stack([packed & 0xF, packed >> 4], dim=-1).reshape(len(packed), -1).to(torch.int8)
-    return (q ^ 8) - 8                                                  # sign-extend 4 bits
-
-
 def weight_bytes(module):
     """Bytes of a module's parameters and buffers (each tensor once): what its weights occupy."""
     validate.instance_of(module, "module", nn.Module)
-    tensors = {(t.data_ptr(), t.dtype, t.shape): t for t in [*module.parameters(), *module.buffers()]}
+    tensors = {(t.data_ptr(), t.dtype, t.shape): t
+               for t in [*module.parameters(), *module.buffers()]}
     return sum(t.numel() * t.element_size() for t in tensors.values())
 

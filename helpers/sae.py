@@ -1,4 +1,5 @@
-"""A sparse autoencoder (Bricken et al. 2023) and a transcoder (Dunefsky et al. 2024), with their metrics.
+"""A sparse autoencoder (Bricken et al. 2023) and a transcoder (Dunefsky et al. 2024), with their
+metrics.
 
 SAE:  f = ReLU(W_enc (x - b_dec) + b_enc)   codes, (N, n_features), mostly zero
       x_hat = W_dec f + b_dec               reconstruction, (N, d_in)
@@ -8,19 +9,30 @@ W_dec's columns (one per feature) are kept at unit norm, so the L1 term cannot b
 shrinking f and growing W_dec: after every step they are rescaled, and before it the part of
 their gradient along themselves is removed (it would only change their length).
 A transcoder reads the MLP's input and writes the MLP's output through the same sparse layer.
-The last functions read notebook 12's fact model: MLP activations at the word where a fact is
-recalled, and the model's loss and recall with a reconstruction spliced in their place.
+Their metrics, and the readings of notebook 12's fact model they train on, are in
+helpers.sae_metrics (and named here too).
 """
 
 import torch
 from torch import nn
 
-from helpers import hooks, kv_memory, validate
+from helpers import validate
+from helpers.sae_metrics import (  # noqa: F401 - exported
+    as_rows,
+    dead_features,
+    facts_per_unit,
+    l0,
+    loss_recovered,
+    mlp_activations,
+    spliced_loss,
+    variance_explained,
+)
 from helpers.sae_resample import resample_dead_
 
 
 class SparseAutoencoder(nn.Module):
-    """x (N, d_in) -> (x_hat (N, d_in), f (N, n_features)). W_enc (n_features, d_in), W_dec (d_in, n_features).
+    """x (N, d_in) -> (x_hat (N, d_in), f (N, n_features)). W_enc (n_features, d_in), W_dec (d_in,
+    n_features).
 
     d_out is for the Transcoder below, whose decoder writes another width than it reads.
     """
@@ -32,14 +44,19 @@ class SparseAutoencoder(nn.Module):
         d_out = d_in if d_out is None else validate.positive_int(d_out, "d_out")
         validate.float_dtype(dtype, "dtype")
         if generator is not None:
-            validate.instance_of(generator, "generator", torch.Generator, "(torch.Generator().manual_seed(0))")
+            validate.instance_of(generator, "generator", torch.Generator,
+                                 "(torch.Generator().manual_seed(0))")
         # drawn in float64, then copied into the weights' dtype
-        validate.affordable(n_features * (d_in + d_out) * (8 + torch.empty((), dtype=dtype).element_size()),
-                            f"a {type(self).__name__} of {n_features:,} features on {d_in:,} inputs")
+        validate.affordable(n_features * (d_in + d_out)
+                            * (8 + torch.empty((), dtype=dtype).element_size()),
+                            f"a {type(self).__name__} of {n_features:,} features on {d_in:,} "
+                            "inputs")
         W_dec = torch.randn(d_out, n_features, generator=generator, dtype=torch.float64)
-        W_dec = W_dec / W_dec.norm(dim=0)                       # unit columns: one direction per feature
+        # unit columns: one direction per feature
+        W_dec = W_dec / W_dec.norm(dim=0)
         W_enc = torch.randn(n_features, d_in, generator=generator, dtype=torch.float64)
-        W_enc = W_dec.T if d_out == d_in else W_enc / d_in ** 0.5   # an SAE starts with tied weights
+        # an SAE starts with tied weights
+        W_enc = W_dec.T if d_out == d_in else W_enc / d_in ** 0.5
         self.W_enc = nn.Parameter(W_enc.to(dtype).contiguous())
         self.b_enc = nn.Parameter(torch.zeros(n_features, dtype=dtype))
         self.W_dec = nn.Parameter(W_dec.to(dtype))
@@ -87,7 +104,8 @@ class SparseAutoencoder(nn.Module):
 
 
 class Transcoder(SparseAutoencoder):
-    """MLP input x (N, d_in) -> (MLP output estimate (N, d_out), f (N, n_features)); nothing subtracted first."""
+    """MLP input x (N, d_in) -> (MLP output estimate (N, d_out), f (N, n_features)); nothing
+    subtracted first."""
 
     def __init__(self, d_in, n_features, d_out, generator=None, dtype=torch.float32):
         super().__init__(d_in, n_features, validate.positive_int(d_out, "d_out"), generator, dtype)
@@ -99,25 +117,13 @@ class Transcoder(SparseAutoencoder):
 
 
 def loss_terms(target, x_hat, f):
-    """(reconstruction, l1): mean over the batch (axis 0) of sum_j (target - x_hat)_j^2 and of sum_i |f_i|."""
+    """(reconstruction, l1): mean over the batch (axis 0) of sum_j (target - x_hat)_j^2 and of sum_i
+    |f_i|."""
     return (target - x_hat).pow(2).sum(-1).mean(0), f.abs().sum(-1).mean(0)
 
 
-def _data(x, name, dtype=None):
-    """A finite floating 2-D tensor (N, width), N >= 2; in dtype (a torch dtype) where one is given."""
-    if dtype is not None:
-        validate.float_dtype(dtype, "dtype")
-    validate.tensor(x, name)
-    validate.ndim(x, name, 2)
-    if not x.is_floating_point():
-        raise TypeError(f"{name} must hold floating-point numbers, got dtype {x.dtype}")
-    if len(x) < 2:
-        raise ValueError(f"{name} must hold at least 2 rows (inputs), got {len(x)}")
-    validate.finite(x, name)
-    return x.detach().to(dtype or x.dtype)
-
-
-def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator=None, resample_every=None):
+def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator=None,
+        resample_every=None):
     """Adam on loss_terms, decoder columns kept at unit norm; returns losses (steps,).
 
     batch=None: every row each step; else `batch` rows drawn by `generator` each step.
@@ -125,10 +131,10 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator
     the last time are restarted (resample_dead_); None: never.
     """
     validate.instance_of(module, "module", SparseAutoencoder)
-    inputs, targets = _data(inputs, "inputs"), _data(targets, "targets")
+    inputs, targets = as_rows(inputs, "inputs"), as_rows(targets, "targets")
     if targets.shape != (len(inputs), module.W_dec.shape[0]):
-        raise ValueError(f"targets must have shape ({len(inputs)}, {module.W_dec.shape[0]}): one row per "
-                         f"input, the decoder's width; got {tuple(targets.shape)}")
+        raise ValueError(f"targets must have shape ({len(inputs)}, {module.W_dec.shape[0]}): one "
+                         f"row per input, the decoder's width; got {tuple(targets.shape)}")
     l1_coeff = validate.non_negative_number(l1_coeff, "l1_coeff")
     steps = validate.positive_int(steps, "steps")
     lr = validate.positive_number(lr, "lr")
@@ -139,10 +145,12 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator
         resample_every = validate.positive_int(resample_every, "resample_every")
         generator = generator if generator is not None else torch.Generator().manual_seed(0)
     optimizer = torch.optim.Adam(module.parameters(), lr=lr)
-    losses = torch.empty(steps, device=inputs.device)              # read once at the end: no sync per step
+    # read once at the end: no sync per step
+    losses = torch.empty(steps, device=inputs.device)
     fired = torch.zeros(module.W_enc.shape[0], dtype=torch.bool, device=inputs.device)
     for step in range(steps):
-        rows = slice(None) if batch is None else torch.randint(len(inputs), (batch,), generator=generator)
+        rows = slice(None) if batch is None else torch.randint(
+            len(inputs), (batch,), generator=generator)
         x_hat, f = module(inputs[rows])
         if resample_every is not None:
             fired |= (f > 0).any(0)
@@ -155,7 +163,8 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator
         loss = reconstruction + l1_coeff * l1
         optimizer.zero_grad()
         loss.backward()
-        module.remove_parallel_grad_()                          # a column's length is not the optimiser's
+        # a column's length is not the optimiser's
+        module.remove_parallel_grad_()
         optimizer.step()
         module.normalise_decoder_()
         losses[step] = loss.detach()
@@ -163,32 +172,38 @@ def fit(module, inputs, targets, l1_coeff, steps, lr=3e-3, batch=None, generator
 
 
 def _trainable(inputs, n_features, widths, batch):
-    """Refuse sizes whose weights, gradients, Adam's two moments and a batch's codes would not fit."""
+    """Refuse sizes whose weights, gradients, Adam's two moments and a batch's codes would not
+    fit."""
     rows = len(inputs) if batch is None else min(batch, len(inputs))
     elements = 4 * n_features * widths + 4 * rows * n_features
-    validate.affordable(elements * inputs.element_size(), f"training {n_features:,} features on {widths:,} widths")
+    validate.affordable(elements * inputs.element_size(),
+                        f"training {n_features:,} features on {widths:,} widths")
 
 
-def train_sae(acts, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128, dtype=None, resample_every=None):
+def train_sae(acts, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128, dtype=None,
+              resample_every=None):
     """An SAE trained on acts (N, d_in) from its own generator; returns (sae, losses (steps,)).
 
     b_dec starts at the mean of acts, so the encoder first sees centred inputs. Each step draws
     `batch` rows (None: all of them); the generator seeded with `seed` draws the start and the rows.
     """
-    acts = _data(acts, "acts", dtype)
+    acts = as_rows(acts, "acts", dtype)
     n_features = validate.positive_int(n_features, "n_features")
     _trainable(acts, n_features, acts.shape[1], batch)
     seed = validate.non_negative_int(seed, "seed")
     generator = torch.Generator().manual_seed(seed)
-    sae = SparseAutoencoder(acts.shape[1], n_features, generator=generator, dtype=acts.dtype).to(acts.device)
+    sae = SparseAutoencoder(acts.shape[1], n_features, generator=generator,
+                            dtype=acts.dtype).to(acts.device)
     with torch.no_grad():
         sae.b_dec.copy_(acts.mean(0))
     return sae, fit(sae, acts, acts, l1_coeff, steps, lr, batch, generator, resample_every)
 
 
-def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128, dtype=None):
-    """A Transcoder from inputs (N, d_in) to outputs (N, d_out); returns (transcoder, losses (steps,))."""
-    inputs, outputs = _data(inputs, "inputs", dtype), _data(outputs, "outputs", dtype)
+def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, lr=3e-3, batch=128,
+                     dtype=None):
+    """A Transcoder from inputs (N, d_in) to outputs (N, d_out); returns (transcoder, losses
+    (steps,))."""
+    inputs, outputs = as_rows(inputs, "inputs", dtype), as_rows(outputs, "outputs", dtype)
     if len(inputs) != len(outputs):
         raise ValueError(f"inputs and outputs must hold the same number of rows, got {len(inputs)} "
                          f"and {len(outputs)}")
@@ -203,100 +218,8 @@ def train_transcoder(inputs, outputs, n_features, l1_coeff, steps=1000, seed=0, 
     return tc, fit(tc, inputs, outputs, l1_coeff, steps, lr, batch, generator)
 
 
-# Metrics ------------------------------------------------------------------------------------------
-
-def variance_explained(x, x_hat):
-    """1 - sum ||x - x_hat||^2 / sum ||x - mean(x)||^2, over every row; x, x_hat (N, d)."""
-    x, x_hat = _data(x, "x"), _data(x_hat, "x_hat")
-    if x.shape != x_hat.shape:
-        raise ValueError(f"x_hat must have the shape of x {tuple(x.shape)}, got {tuple(x_hat.shape)}")
-    return (1 - (x - x_hat).pow(2).sum() / (x - x.mean(0)).pow(2).sum()).item()
-
-
-def l0(f):
-    """Mean number of active (> 0) features per input; f (N, n_features)."""
-    return (_data(f, "f") > 0).sum(-1).double().mean().item()
-
-
-def dead_features(f):
-    """(n_features,) True where a feature is never active on these inputs; f (N, n_features)."""
-    return ~(_data(f, "f") > 0).any(0)
-
-
-def facts_per_unit(acts, fact=None):
-    """(units,) for each unit (neuron or feature), how many facts drive it above half its maximum.
-
-    acts (N, units); fact (N,): the fact of each row (several phrasings share one); None: each
-    row is a fact of its own. A unit that never exceeds 0 counts 0 facts.
-    """
-    acts = _data(acts, "acts")
-    fact = torch.arange(len(acts)) if fact is None else validate.tensor(fact, "fact")
-    if fact.shape != (len(acts),) or fact.is_floating_point():
-        raise ValueError(f"fact must hold one integer fact id per row of acts ({len(acts)},), got "
-                         f"dtype {fact.dtype} and shape {tuple(fact.shape)}")
-    top = acts.max(0).values                                       # (units,)
-    above = (acts > 0.5 * top) & (top > 0)                         # (N, units)
-    ids = torch.unique(fact, return_inverse=True)[1]               # 0 .. n_facts - 1
-    per_fact = torch.zeros(int(ids.max()) + 1, acts.shape[1], dtype=torch.long).index_add_(0, ids, above.long())
-    return (per_fact > 0).sum(0)                                   # (units,)
 
 
 # Notebook 12's fact model -------------------------------------------------------------------------
 
-def _site(model, layer, site):
-    """The module whose output is read or replaced: the MLP's neurons (mlp.act) or the whole MLP."""
-    validate.instance_of(model, "model", kv_memory.FactModel, "(from kv_memory.load())")
-    layer = validate.index(layer, "layer", len(model.blocks))
-    validate.choice(site, "site", {"act", "mlp"})
-    return model.blocks[layer].mlp.act if site == "act" else model.blocks[layer].mlp
 
-
-def mlp_activations(model, prompts, layer, site="act"):
-    """(N, width) at each prompt's last word (where the capital is read): the MLP's neurons (d_ff)
-    with site="act", or (inputs, outputs), each (N, d_model), of the whole MLP with site="mlp"."""
-    module = _site(model, layer, site)
-    validate.instance_of(prompts, "prompts", kv_memory.Prompts, "(from kv_memory.make_prompts)")
-    rows, seen = torch.arange(len(prompts.last)), {}
-
-    def keep(mod, inputs, output):
-        seen["in"], seen["out"] = inputs[0][rows, prompts.last], output[rows, prompts.last]   # (N, width)
-
-    with torch.no_grad(), hooks.attached({module: keep}):
-        model(prompts.idx)
-    return seen["out"] if site == "act" else (seen["in"], seen["out"])
-
-
-def spliced_loss(model, prompts, layer, new=None, site="act"):
-    """(cross-entropy of the answer, recall) with the site's output at each last word replaced by
-    new (N, width); new=None: the clean model."""
-    module = _site(model, layer, site)
-    validate.instance_of(prompts, "prompts", kv_memory.Prompts, "(from kv_memory.make_prompts)")
-    rows = torch.arange(len(prompts.last))
-
-    def splice(mod, inputs, output):
-        if new is None:
-            return None
-        out = output.clone()
-        out[rows, prompts.last] = new.to(out)
-        return out
-
-    if new is not None:
-        validate.tensor(new, "new")
-        width = module.c_proj.out_features if site == "mlp" else model.config.d_ff
-        if new.shape != (len(rows), width):
-            raise ValueError(f"new must have shape ({len(rows)}, {width}): one row per prompt, got "
-                             f"{tuple(new.shape)}")
-    with torch.no_grad(), hooks.attached({module: splice}):
-        logits = kv_memory.answer_logits(model(prompts.idx), prompts)   # (N, vocab)
-    loss = torch.nn.functional.cross_entropy(logits, prompts.answer).item()
-    return loss, (logits.argmax(-1) == prompts.answer).double().mean().item()
-
-
-def loss_recovered(model, prompts, layer, new, site="act"):
-    """{"clean", "zero", "spliced": (loss, recall), "recovered": (L_zero - L_spliced) / (L_zero - L_clean)}."""
-    validate.tensor(new, "new")
-    runs = {"clean": spliced_loss(model, prompts, layer, None, site),
-            "zero": spliced_loss(model, prompts, layer, torch.zeros_like(new), site),
-            "spliced": spliced_loss(model, prompts, layer, new, site)}
-    (clean, _), (zero, _), (spliced, _) = runs["clean"], runs["zero"], runs["spliced"]
-    return {**runs, "recovered": (zero - spliced) / (zero - clean)}

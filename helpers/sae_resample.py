@@ -12,7 +12,8 @@ import torch
 
 @torch.no_grad()
 def resample_dead_(module, inputs, targets, dead, generator, optimizer=None):
-    """Bricken et al. 2023's fix for dead latents: restart each on an input the module rebuilds badly.
+    """Bricken et al. 2023's fix for dead latents: restart each on an input the module rebuilds
+    badly.
 
     Inputs are drawn with probability proportional to their squared error; a dead latent's decoder
     column becomes that input's target minus b_dec, at unit length; its encoder row the direction
@@ -20,7 +21,8 @@ def resample_dead_(module, inputs, targets, dead, generator, optimizer=None):
     rows' mean length; its b_enc 0; and Adam forgets their moments. dead: (n_features,) bool.
     """
     errors = (targets - module(inputs)[0]).pow(2).sum(-1)                       # (N,)
-    rows = torch.multinomial(errors / errors.sum(), int(dead.sum()), replacement=True, generator=generator)
+    rows = torch.multinomial(errors / errors.sum(), int(dead.sum()), replacement=True,
+                             generator=generator)
     written = _unit(targets[rows] - module.b_dec)                                # (n_dead, d_out)
     autoencoder = inputs.shape == targets.shape and torch.equal(inputs, targets)
     read = written if autoencoder else _unit(inputs[rows])                       # (n_dead, d_in)
@@ -28,7 +30,8 @@ def resample_dead_(module, inputs, targets, dead, generator, optimizer=None):
     module.W_dec[:, dead] = written.T.to(module.W_dec)
     module.W_enc[dead] = (0.2 * live * read).to(module.W_enc)
     module.b_enc[dead] = 0
-    for p, index in ((module.W_dec, (slice(None), dead)), (module.W_enc, dead), (module.b_enc, dead)):
+    for p, index in ((module.W_dec, (slice(None), dead)), (module.W_enc, dead),
+                     (module.b_enc, dead)):
         for moment in (optimizer.state.get(p, {}) if optimizer else {}).values():
             if isinstance(moment, torch.Tensor) and moment.shape == p.shape:
                 moment[index] = 0

@@ -24,8 +24,8 @@ class SetupError(Exception):
 
 
 def _said(template, language, **values):
-    """A setup sentence in the notebook's language (helpers.language: the standard library alone, so it
-    speaks even from a half-finished install); in English if its catalog cannot load."""
+    """A setup sentence in the notebook's language (helpers.language: the standard library alone, so
+    it speaks even from a half-finished install); in English if its catalog cannot load."""
     try:
         from helpers.language import say, translate
 
@@ -43,13 +43,14 @@ def start(version, language="en", package=PACKAGE):
     import helpers
 
     if not isinstance(version, str):
-        raise TypeError(f"version must be the notebook's version as a string such as '0.1.0', got {version!r}")
+        raise TypeError("version must be the notebook's version as a string such as '0.1.0', got "
+                        f"{version!r}")
     pin = f"{package}=={version}"
     if helpers.__version__ != version:
         raise SetupError(_said(
             "This notebook needs the course package {wanted}; this kernel has {found}.\n"
-            "Run `pip install {pin}` (in a clone of the course: `pip install -e .`), then restart the kernel.",
-            language, wanted=version, found=helpers.__version__, pin=pin))
+            "Run `pip install {pin}` (in a clone of the course: `pip install -e .`), then restart "
+            "the kernel.", language, wanted=version, found=helpers.__version__, pin=pin))
     problem = _import_whole(package, pin)
     if problem is not None:
         culprit = getattr(problem, "name", None) or "helpers"
@@ -73,7 +74,8 @@ def _import_whole(package, pin):
         except Exception as error:
             problem = error
         if attempt or "google.colab" not in sys.modules or subprocess.run(
-                [sys.executable, "-m", "pip", "install", "-vv", "--force-reinstall", "--no-deps", pin],
+                [sys.executable, "-m", "pip", "install", "-vv", "--force-reinstall", "--no-deps",
+                 pin],
                 capture_output=True).returncode:
             return problem
         for name in [name for name in sys.modules if name.split(".")[0] == "helpers"]:

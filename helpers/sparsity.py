@@ -8,10 +8,12 @@ are GPT-2's names, up_proj and down_proj Llama's; a GatedMLP's unit also owns a 
     active = active_units(h, threshold)     # (..., d_ff) bool: which units are on, per token
     sparse_mlp(x, mlp, active)              # the MLP reading only the active rows and columns
     sparse_mlp(x, unit_major(mlp), active)  # the same, c_proj stored unit by unit (sparse_layout)
-    bytes_read(active, d_model, d_ff)       # bytes of weights a step reads: dense, exact set, predicted set
+    bytes_read(active, d_model, d_ff)       # bytes of weights a step reads:
+                                            # dense, exact set, predicted set
     LowRankPredictor(d_model, d_ff, rank)   # guesses the active set from the MLP's input
     firing_frequency(active), hot_units     # how often each unit fires: hot and cold neurons
-    cats(x, mlp, t), teal(x, mlp, t)        # thresholds for gated MLPs, whose SiLU is rarely exactly 0
+    cats(x, mlp, t), teal(x, mlp, t)        # thresholds for gated MLPs,
+                                            # whose SiLU is rarely exactly 0
 
 Ideas from Deja Vu (Liu et al. 2023), PowerInfer (Song et al. 2023), CATS (Lee et al. 2024), TEAL
 (Liu et al. 2024); the figures those papers give are theirs, measured on their models, not on ours.
@@ -26,18 +28,20 @@ from helpers.bandwidth import element_bytes
 from helpers.gated import GatedMLP
 from helpers.hooks import attached
 from helpers.sparse_layout import projections as _projections
-from helpers.sparsity_predictor import LowRankPredictor, recall_precision  # noqa: F401 - this module's names
+from helpers.sparsity_predictor import LowRankPredictor, recall_precision  # noqa: F401 - exported
 
 
 def active_units(h, threshold=0.0, relative=True):
     """Which hidden units are on: h (..., d_ff) -> bool (..., d_ff).
 
-    relative=True: |h_i| > threshold * the token's largest |h| (threshold in [0, 1)); relative=False:
-    |h_i| > threshold. Threshold 0 keeps the nonzero units: ReLU's off units are exact zeros.
+    relative=True: |h_i| > threshold * the token's largest |h| (threshold in [0, 1));
+    relative=False: |h_i| > threshold. Threshold 0 keeps the nonzero units: ReLU's off units are
+    exact zeros.
     """
     validate.tensor(h, "h")
     if h.ndim == 0 or not h.is_floating_point():
-        raise TypeError(f"h must be floating-point activations (..., d_ff), got {h.dtype} {tuple(h.shape)}")
+        raise TypeError(f"h must be floating-point activations (..., d_ff), got {h.dtype} "
+                        f"{tuple(h.shape)}")
     _finite(h, "h", "a diverged unit is neither on nor off")
     relative = validate.boolean(relative, "relative")
     threshold = _fraction(threshold, "threshold", "of the token's largest |h|") if relative \
@@ -68,7 +72,8 @@ def _fraction(value, name, of):
 
 
 def hidden(x, mlp):
-    """The hidden units the down-projection reads: act(c_fc x), or act_fn(gate_proj x) * up_proj x. (..., d_ff)
+    """The hidden units the down-projection reads: act(c_fc x), or act_fn(gate_proj x) * up_proj x.
+    (..., d_ff)
 
     The two names are the models' own, as Hugging Face keeps them (GPT2MLP.act, LlamaMLP.act_fn),
     so this reads the course's MLPs and the real ones alike."""
@@ -82,11 +87,12 @@ def record_mlps(model, idx, mlps=None):
     mlps: the MLP modules to read (default: [block.mlp for block in model.blocks]).
     """
     if mlps is None and not hasattr(model, "blocks"):
-        raise TypeError(f"model must have .blocks, each with an .mlp (kv_memory.load()'s FactModel), or pass "
-                        f"mlps=[...]; got {type(model).__name__}")
+        raise TypeError("model must have .blocks, each with an .mlp (kv_memory.load()'s "
+                        f"FactModel), or pass mlps=[...]; got {type(model).__name__}")
     mlps = [block.mlp for block in model.blocks] if mlps is None else list(mlps)
     for mlp in mlps:
-        _projections(mlp)                                          # an FFN or a GatedMLP, else TypeError
+        # an FFN or a GatedMLP, else TypeError
+        _projections(mlp)
     seen = {}
 
     def keep_input(module, inputs, output):
@@ -96,7 +102,8 @@ def record_mlps(model, idx, mlps=None):
         model(idx)
         missing = [i for i, mlp in enumerate(mlps) if mlp not in seen]
         if missing:
-            raise ValueError(f"mlps[{missing[0]}] did not run in model(idx): pass the model's own MLPs")
+            raise ValueError(f"mlps[{missing[0]}] did not run in model(idx): pass the model's own "
+                             "MLPs")
         return [(seen[mlp], hidden(seen[mlp], mlp)) for mlp in mlps]
 
 
@@ -106,28 +113,29 @@ def _indices(active, d_ff, name="active"):
     validate.ndim(active, name, 1)
     if active.dtype == torch.bool:
         if active.shape[0] != d_ff:
-            raise ValueError(f"{name} is a mask of {active.shape[0]} entries but the MLP has d_ff={d_ff} "
-                             "hidden units: one entry per unit")
+            raise ValueError(f"{name} is a mask of {active.shape[0]} entries but the MLP has "
+                             f"d_ff={d_ff} hidden units: one entry per unit")
         _not_empty(active.sum(), d_ff, name)
         return active.nonzero().flatten()
     if active.is_floating_point() or active.is_complex():
-        raise TypeError(f"{name} must be a bool mask ({d_ff},) or integer unit indices (k,), got dtype "
-                        f"{active.dtype}")
+        raise TypeError(f"{name} must be a bool mask ({d_ff},) or integer unit indices (k,), got "
+                        f"dtype {active.dtype}")
     _not_empty(active.numel(), d_ff, name)
     if active.min() < 0 or active.max() >= d_ff:
         bad = int(active.min()) if active.min() < 0 else int(active.max())
-        raise ValueError(f"{name} holds the unit index {bad} but the MLP's units are 0 to {d_ff - 1}")
+        raise ValueError(f"{name} holds the unit index {bad} but the MLP's units are 0 to "
+                         f"{d_ff - 1}")
     if active.unique().numel() != active.numel():
         raise ValueError(f"{name} lists a unit more than once; each active unit is read once")
     return active.long()
 
 
 def _not_empty(k, d_ff, name):
-    """Refuse an active set without a unit: there is nothing to read, and the caller likely asked for too much."""
+    """Refuse an active set without a unit: nothing to read; the caller likely asked too much."""
     if int(k) == 0:
-        raise ValueError(f"{name} is empty: expected at least 1 of the d_ff={d_ff} units active, got 0. With "
-                         "every unit off the MLP's output is the down-projection's bias alone; lower the threshold, "
-                         "or use that bias directly")
+        raise ValueError(f"{name} is empty: expected at least 1 of the d_ff={d_ff} units active, "
+                         "got 0. With every unit off the MLP's output is the down-projection's "
+                         "bias alone; lower the threshold, or use that bias directly")
 
 
 def sparse_mlp(x, mlp, active):
@@ -144,14 +152,18 @@ def sparse_mlp(x, mlp, active):
     validate.model_input(x, layout.d_model, type(mlp).__name__, layout.up)
     validate.ndim(x, "x", (1, 2))
     validate.tensor(active, "active")
-    if active.ndim == 2:                                          # a set per token: one token at a time
+    # a set per token: one token at a time
+    if active.ndim == 2:
         if x.ndim != 2 or active.shape != (len(x), layout.d_ff) or active.dtype != torch.bool:
-            raise ValueError(f"a 2-D active must be a bool mask (T, d_ff) for x (T, d_model), here ({len(x)}, "
-                             f"{layout.d_ff}) for x {tuple(x.shape)}; got {active.dtype} {tuple(active.shape)}")
+            raise ValueError("a 2-D active must be a bool mask (T, d_ff) for x (T, d_model), here "
+                             f"({len(x)}, {layout.d_ff}) for x {tuple(x.shape)}; got "
+                             f"{active.dtype} {tuple(active.shape)}")
         empty = (~active.any(1)).nonzero().flatten()
         if len(empty):
-            _not_empty(0, layout.d_ff, f"active[{int(empty[0])}]")     # that token would read nothing
-        return torch.stack([sparse_mlp(x_t, layout, a_t) for x_t, a_t in zip(x, active, strict=True)])
+            # that token would read nothing
+            _not_empty(0, layout.d_ff, f"active[{int(empty[0])}]")
+        return torch.stack([sparse_mlp(x_t, layout, a_t)
+                            for x_t, a_t in zip(x, active, strict=True)])
     idx = _indices(active, layout.d_ff).to(layout.up.device)
     return sparse_layout.sparse_forward(layout, x, idx)
 
@@ -160,26 +172,31 @@ class Bytes(NamedTuple):
     """Bytes of MLP weights one decode step reads, in three ways."""
 
     dense: int      # every row and column
-    exact: int      # the first projection whole (the set is known only after it), then the active units' rest
-    predicted: int  # the active units' rows and columns of every matrix (a predictor's own bytes not counted)
+    # the first projection whole (the set is known only after it), then the active units' rest
+    exact: int
+    # the active units' rows and columns of every matrix (a predictor's own bytes not counted)
+    predicted: int
 
 
 def bytes_read(active, d_model, d_ff, dtype=torch.float32, bias=False, gated=False):
     """The Bytes a decode step reads for an active set: a mask (..., d_ff) or indices (k,).
 
     Per unit: a row of up (and of gate when gated) and a column of down, d_model elements each, and
-    with bias its up (and gate) bias; the down bias is read once. A batch reads the union of its sets,
-    which must hold at least one unit.
+    with bias its up (and gate) bias; the down bias is read once. A batch reads the union of its
+    sets, which must hold at least one unit.
     """
     d_model, d_ff = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
-    size, bias, gated = element_bytes(dtype), validate.boolean(bias, "bias"), validate.boolean(gated, "gated")
+    size, bias, gated = (element_bytes(dtype), validate.boolean(bias, "bias"),
+                         validate.boolean(gated, "gated"))
     validate.tensor(active, "active")
     if active.dtype == torch.bool and active.ndim > 1:
         active = active.reshape(-1, active.shape[-1]).any(0)      # the union over tokens
     k = len(_indices(active, d_ff))
-    n_in = 2 if gated else 1                                       # matrices that read x: up (and gate)
+    # matrices that read x: up (and gate)
+    n_in = 2 if gated else 1
     per_unit = (n_in + 1) * d_model + (n_in if bias else 0)
-    first = d_model + (1 if bias else 0)                           # c_fc's (or gate_proj's) share of a unit
+    # c_fc's (or gate_proj's) share of a unit
+    first = d_model + (1 if bias else 0)
     down_bias = d_model if bias else 0
     return Bytes(dense=size * (d_ff * per_unit + down_bias),
                  exact=size * (d_ff * first + k * (per_unit - first) + down_bias),
@@ -190,25 +207,28 @@ def firing_frequency(active):
     """How often each unit is on over a set of tokens: bool (..., d_ff) -> share (d_ff,)."""
     validate.tensor(active, "active")
     if active.dtype != torch.bool or active.ndim < 1:
-        raise TypeError(f"active must be a bool mask (..., d_ff), got {active.dtype} {tuple(active.shape)}")
+        raise TypeError(f"active must be a bool mask (..., d_ff), got {active.dtype} "
+                        f"{tuple(active.shape)}")
     if active.numel() == 0:
-        raise ValueError(f"active holds no token (shape {tuple(active.shape)}): a unit's firing frequency is a share "
-                         "of tokens, and needs at least one")
+        raise ValueError(f"active holds no token (shape {tuple(active.shape)}): a unit's firing "
+                         "frequency is a share of tokens, and needs at least one")
     return active.reshape(-1, active.shape[-1]).double().mean(0)
 
 
 def hot_units(frequency, share=0.8):
-    """The fewest units, most frequent first, whose firings make at least `share` of all firings: (n,)."""
+    """The fewest units, most frequent first, whose firings make at least `share` of all: (n,)."""
     validate.ndim(validate.tensor(frequency, "frequency"), "frequency", 1)
     if not frequency.is_floating_point() or len(frequency) == 0:
-        raise TypeError(f"frequency must be shares of tokens (d_ff,), from firing_frequency, got {frequency.dtype} "
-                        f"{tuple(frequency.shape)}")
+        raise TypeError("frequency must be shares of tokens (d_ff,), from firing_frequency, got "
+                        f"{frequency.dtype} {tuple(frequency.shape)}")
     _finite(frequency, "frequency", "a unit's share of tokens is a number from 0 to 1")
     if frequency.min() < 0 or frequency.max() > 1:
         bad = float(frequency.min() if frequency.min() < 0 else frequency.max())
-        raise ValueError(f"frequency holds {bad:g}; each unit's frequency is a share of tokens, from 0 to 1")
+        raise ValueError(f"frequency holds {bad:g}; each unit's frequency is a share of tokens, "
+                         "from 0 to 1")
     if frequency.sum() == 0:
-        raise ValueError("frequency is 0 for every unit: no unit fired, so there are no firings to share")
+        raise ValueError("frequency is 0 for every unit: no unit fired, so there are no firings "
+                         "to share")
     share = validate.positive_number(share, "share")
     if share > 1:
         raise ValueError(f"share is a fraction of all firings, above 0 and at most 1, got {share}")
@@ -221,8 +241,8 @@ def calibrate_threshold(values, share):
     """The absolute threshold below which `share` of |values| fall (CATS and TEAL calibrate so)."""
     validate.tensor(values, "values")
     if values.numel() == 0:
-        raise ValueError(f"values is empty (shape {tuple(values.shape)}): a threshold is calibrated on a sample of "
-                         "values, at least one")
+        raise ValueError(f"values is empty (shape {tuple(values.shape)}): a threshold is "
+                         "calibrated on a sample of values, at least one")
     _finite(values, "values", "a threshold calibrated on them would be NaN or switch off nothing")
     k = int(_fraction(share, "share", "of the values to switch off") * values.numel())
     return values.abs().flatten().sort().values[k - 1].item() if k else 0.0
@@ -233,22 +253,25 @@ def relative_error(approx, exact):
     validate.tensor(approx, "approx")
     validate.tensor(exact, "exact")
     if approx.shape != exact.shape:
-        raise ValueError(f"approx has shape {tuple(approx.shape)} but exact has {tuple(exact.shape)}")
+        raise ValueError(f"approx has shape {tuple(approx.shape)} but exact has "
+                         f"{tuple(exact.shape)}")
     if exact.ndim == 0:
         raise ValueError("exact must be vectors (..., d), one per token; got a single number")
     norm = torch.linalg.vector_norm(exact, dim=-1)
     zero = (norm == 0).nonzero()
     if len(zero):
         where = tuple(int(i) for i in zero[0])
-        raise ValueError(f"exact is all zeros for token {where[0] if len(where) == 1 else where}: an error "
-                         "relative to it is undefined")
+        raise ValueError(f"exact is all zeros for token {where[0] if len(where) == 1 else where}: "
+                         "an error relative to it is undefined")
     return torch.linalg.vector_norm(approx - exact, dim=-1) / norm
 
 
 def cats(x, mlp, threshold):
-    """CATS on a GatedMLP: gate values with |act(gate_proj x)| <= threshold set to 0; (output, error per token).
+    """CATS on a GatedMLP: gate values with |act(gate_proj x)| <= threshold set to 0; (output, error
+    per token).
 
-    The gate is computed in full; the zeroed units' rows of up_proj and columns of down_proj go unread.
+    The gate is computed in full; the zeroed units' rows of up_proj and columns of down_proj go
+    unread.
     """
     validate.instance_of(mlp, "mlp", GatedMLP, "(gate_proj, up_proj, down_proj)")
     validate.model_input(x, mlp.d_model, "GatedMLP", mlp.gate_proj.weight)

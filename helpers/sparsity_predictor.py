@@ -2,7 +2,8 @@
 
     predictor = LowRankPredictor(d_model, d_ff, rank)   # x (..., d_model) -> logits (..., d_ff)
     predictor.fit(x, active); predictor.predict(x)      # trained on exact sets; the set it guesses
-    recall_precision(predicted, exact)                   # what it names of the on units, and how much else
+    recall_precision(predicted, exact)                   # what it names of the on
+                                                         # units, and how much else
 
 helpers.sparsity re-exports both, beside the sets and bytes they are measured with.
 """
@@ -24,13 +25,15 @@ class LowRankPredictor(nn.Module):
 
     def __init__(self, d_model, d_ff, rank=16, seed=0):
         super().__init__()
-        d_model, d_ff = validate.positive_int(d_model, "d_model"), validate.positive_int(d_ff, "d_ff")
+        d_model, d_ff = (validate.positive_int(d_model, "d_model"),
+                         validate.positive_int(d_ff, "d_ff"))
         rank, generator = validate.positive_int(rank, "rank"), torch.Generator()
         generator.manual_seed(validate.non_negative_int(seed, "seed"))
         self.to_rank = nn.utils.skip_init(nn.Linear, d_model, rank, bias=False)   # no draw from the
         self.to_units = nn.utils.skip_init(nn.Linear, rank, d_ff, bias=False)     # global generator
         with torch.no_grad():
-            for layer in (self.to_rank, self.to_units):            # nn.Linear's range, from our generator
+            # nn.Linear's range, from our generator
+            for layer in (self.to_rank, self.to_units):
                 bound = layer.in_features ** -0.5
                 layer.weight.uniform_(-bound, bound, generator=generator)
 
@@ -48,21 +51,26 @@ class LowRankPredictor(nn.Module):
         try:
             validate.finite(x, "x")
         except ValueError as err:
-            raise ValueError(f"{err}: trained on them the predictor's weights turn NaN too") from None
+            raise ValueError(
+                f"{err}: trained on them the predictor's weights turn NaN too") from None
         validate.tensor(active, "active")
         if active.dtype != torch.bool or active.shape != (len(x), self.to_units.out_features):
-            raise ValueError(f"active must be a bool mask (N, d_ff) = ({len(x)}, {self.to_units.out_features}), "
-                             f"one row per input, got {active.dtype} {tuple(active.shape)}")
+            raise ValueError(f"active must be a bool mask (N, d_ff) = ({len(x)}, "
+                             f"{self.to_units.out_features}), one row per input, got "
+                             f"{active.dtype} {tuple(active.shape)}")
         steps, lr = validate.positive_int(steps, "steps"), validate.positive_number(lr, "lr")
         self.to(device=x.device, dtype=x.dtype)
         target = active.to(x.dtype)
         on = target.mean() + 0.005
-        weight = target * (1 - on) + on                            # 1 for on units, `on` for off ones
+        # 1 for on units, `on` for off ones
+        weight = target * (1 - on) + on
         optimizer = torch.optim.Adam(self.parameters(), lr=lr)
         losses = []
-        with torch.enable_grad(), cpu_threads(1):                 # small matmuls: a 2nd thread only waits
+        # small matmuls: a 2nd thread only waits
+        with torch.enable_grad(), cpu_threads(1):
             for _ in range(steps):
-                loss = nn.functional.binary_cross_entropy_with_logits(self(x), target, weight=weight)
+                loss = nn.functional.binary_cross_entropy_with_logits(
+                    self(x), target, weight=weight)
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
@@ -70,10 +78,12 @@ class LowRankPredictor(nn.Module):
         return losses
 
     def predict(self, x, threshold=0.5):
-        """The predicted active set: bool (..., d_ff), probability >= threshold (Deja Vu uses 0.5)."""
+        """The predicted active set: bool (..., d_ff), probability >= threshold (Deja Vu uses
+        0.5)."""
         threshold = validate.non_negative_number(threshold, "threshold")
         if threshold >= 1:
-            raise ValueError(f"threshold is a fraction (a probability), from 0 up to (not including) 1, got {threshold}")
+            raise ValueError("threshold is a fraction (a probability), from 0 up to (not "
+                             f"including) 1, got {threshold}")
         with torch.no_grad():
             return torch.sigmoid(self(x)) >= threshold
 
@@ -83,13 +93,16 @@ class LowRankPredictor(nn.Module):
 
 
 def recall_precision(predicted, exact):
-    """(recall, precision) over every token: the share of on units predicted (a missed one changes the
-    output), and the share of predicted units that are on (a wrong one costs bytes only)."""
+    """(recall, precision) over every token: the share of on units predicted (a missed one changes
+    the output), and the share of predicted units that are on (a wrong one costs bytes only)."""
     for name, mask in (("predicted", predicted), ("exact", exact)):
         validate.tensor(mask, name)
         if mask.dtype != torch.bool:
-            raise TypeError(f"{name} must be a bool mask (from active_units or predict), got dtype {mask.dtype}")
+            raise TypeError(f"{name} must be a bool mask (from active_units or predict), got dtype "
+                            f"{mask.dtype}")
     if predicted.shape != exact.shape:
-        raise ValueError(f"predicted has shape {tuple(predicted.shape)} but exact has {tuple(exact.shape)}")
-    hits, n_exact, n_predicted = ((predicted & exact).sum().item(), exact.sum().item(), predicted.sum().item())
+        raise ValueError(f"predicted has shape {tuple(predicted.shape)} but exact has "
+                         f"{tuple(exact.shape)}")
+    hits, n_exact, n_predicted = ((predicted & exact).sum().item(), exact.sum().item(),
+                                  predicted.sum().item())
     return hits / n_exact if n_exact else 1.0, hits / n_predicted if n_predicted else 1.0

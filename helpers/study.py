@@ -1,9 +1,11 @@
-"""Where a learner stands, read from the checks' records: the exercises, their status, the mistakes' sentences.
+"""Where a learner stands, read from the checks' records: the exercises, their status, the
+mistakes' sentences.
 
 `python -m helpers progress` shows it (helpers.study_command); a study group's report builds on it
 (helpers.study_group, then helpers.study_page):
 
-    python -m helpers progress                      # your table: ./course-progress.jsonl (or notebooks/')
+    python -m helpers progress                      # your table: ./course-progress.jsonl
+                                                    # (or notebooks/')
     python -m helpers progress --json               # the same, as data
     python -m helpers progress --merge alice.jsonl bob.jsonl   # (or a folder) the group's leader
     python -m helpers progress --merge members/ --html report.html
@@ -44,7 +46,8 @@ class Exercise:
 
 @cache
 def exercises():
-    """{notebook: [Exercise, ...]}, every notebook's exercises in order, from helpers/checks/nbNN_*.py."""
+    """{notebook: [Exercise, ...]}, every notebook's exercises in order, from
+    helpers/checks/nbNN_*.py."""
     import helpers.checks as package
 
     found = {}
@@ -55,8 +58,10 @@ def exercises():
         doc = module.__doc__ or ""
         listed = {int(n) for n in re.findall(r"^(\d+)\. ", doc, re.M)}
         stretch = {int(n) for n in re.findall(r"^(\d+)\. \(stretch\)", doc, re.M)}
-        titles = {number: sentence for sentence, number in sorted(recording._exercises_of(module).items())}
-        found[info.name[2:]] = [Exercise(info.name[2:], n, titles.get(n, f"Exercise {n}"), n in stretch)
+        titles = {number: sentence
+                  for sentence, number in sorted(recording._exercises_of(module).items())}
+        found[info.name[2:]] = [Exercise(info.name[2:], n, titles.get(n, f"Exercise {n}"),
+                                         n in stretch)
                                 for n in sorted(listed | set(titles))]
     return found
 
@@ -71,14 +76,18 @@ def _constants(code):
 
 
 def _templates(module):
-    """The sentences a check module can say: its Mistake rows first, then every string in its code."""
+    """The sentences a check module can say: its Mistake rows first, then every string in its
+    code."""
     values = list(vars(module).values())
-    rows = [m.message for v in values for m in getattr(v, "mistakes", None) or () if hasattr(m, "message")]
-    functions = [f for v in values for f in ([v] + list(vars(v).values()) if isinstance(v, type) else [v])]
+    rows = [m.message for v in values for m in getattr(v, "mistakes", None) or ()
+            if hasattr(m, "message")]
+    functions = [f for v in values for f in ([v] + list(vars(v).values()) if isinstance(v, type)
+                                             else [v])]
     codes = [f.__code__ for f in functions if getattr(f, "__module__", None) == module.__name__
              and hasattr(f, "__code__")]
     docs = {getattr(f, "__doc__", None) for f in functions}
-    found = [c for code in codes for c in _constants(code) if c not in docs and "\n" not in c]   # no docstrings
+    # no docstrings
+    found = [c for code in codes for c in _constants(code) if c not in docs and "\n" not in c]
     return rows + [v for v in values if isinstance(v, str)] + found
 
 
@@ -89,36 +98,43 @@ def _sentence_index():
 
     names = [f"{package.__name__}.nb{notebook}" for notebook in exercises()]
     names += [f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
-              if not info.name.startswith("nb") and info.name not in ("language", "recording", "state")]
+              if not info.name.startswith("nb")
+              and info.name not in ("language", "recording", "state")]
     exact, starts = {}, {}
     for name in names:
         try:
             module = importlib.import_module(name)
-        except ImportError:   # a package of its own (no checks in it) or a module this install lacks
+        # a package of its own (no checks in it) or a module this install lacks
+        except ImportError:
             continue
         for template in _templates(module):
             exact.setdefault(recording.digest(template), template)
             found = recording.words(template)
             for n in range(1, 7):
                 key = "-".join(found[:n])
-                if key not in starts or len(template) < len(starts[key]):   # the shortest: a frame before its uses
+                # the shortest: a frame before its uses
+                if key not in starts or len(template) < len(starts[key]):
                     starts[key] = template
     return exact, starts
 
 
 def check_values(notebook, number):
-    """The words an exercise's check fills into its sentences itself: {name: text} (why, variable, call...)."""
-    module = sys.modules.get(f"helpers.checks.nb{notebook}") or importlib.import_module(f"helpers.checks.nb{notebook}")
+    """The words an exercise's check fills into its sentences itself: {name: text} (why, variable,
+    call...)."""
+    module = sys.modules.get(f"helpers.checks.nb{notebook}") or importlib.import_module(
+        f"helpers.checks.nb{notebook}")
     for value in vars(module).values():
         exercise = getattr(value, "exercise", None)
         if isinstance(exercise, str) and recording._exercises_of(module).get(exercise) == number:
-            fields = {k: v for k, v in vars(value).items() if isinstance(v, str) and k != "exercise"}
+            fields = {k: v for k, v in vars(value).items() if isinstance(v, str)
+                      and k != "exercise"}
             return {**fields, "call": fields.get("name", fields.get("variable", "…"))}
     return {}
 
 
 def sentence(mistake, lang="en", known=None):
-    """The sentence a check says for a mistake id, in `lang`: values the check knows (`known`), others '…'."""
+    """The sentence a check says for a mistake id, in `lang`: values the check knows (`known`),
+    others '…'."""
     exact, starts = _sentence_index()
     mistake = str(mistake)
     slug, _, digits = mistake.rpartition("-")
@@ -126,8 +142,10 @@ def sentence(mistake, lang="en", known=None):
         slug, digits = mistake, ""
     template = exact.get(digits)
     words = [w for w in slug.split("-") if w]
-    # reworded: the sentence that begins with its words (after a frame's). A start is 1 to 6 words long,
-    # so only the id's last six words can be one: the time is linear in the id's length, whatever it is.
+    # reworded: the sentence that begins with its words (after a frame's). A start is 1 to 6 words
+    # long,
+    # so only the id's last six words can be one: the time is linear in the id's length, whatever it
+    # is.
     for k in range(max(len(words) - 6, 0), max(len(words) - 2, 1)):
         template = template or starts.get("-".join(words[k:]) or "-")
     if template is None:
@@ -143,7 +161,8 @@ def sentence(mistake, lang="en", known=None):
 
 
 def shown(text, most=80):
-    """text with its control characters escaped (\\x1b, \\n), at most `most` characters: safe to print."""
+    """text with its control characters escaped (\\x1b, \\n), at most `most` characters: safe to
+    print."""
     safe = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in str(text)[:most + 1])
     return safe if len(safe) <= most else safe[:most - 1] + "…"
 
@@ -173,30 +192,37 @@ def _name(notebook):
 
 
 def table(records):
-    """A learner's progress as data: per notebook started, each exercise's status and tries; the next one."""
-    grouped, notebooks, started = _by_exercise(records), [], {entry["notebook"] for entry in records}
+    """A learner's progress as data: per notebook started, each exercise's status and tries; the
+    next one."""
+    grouped, notebooks, started = (_by_exercise(records), [],
+                                   {entry["notebook"] for entry in records})
     for notebook, listed in exercises().items():
         rows = []
         for ex in listed:
             status, tries = _status(grouped.get((notebook, ex.number), []))
-            rows.append({"number": ex.number, "title": ex.title, "kind": ex.kind, "status": status, "tries": tries})
+            rows.append({"number": ex.number, "title": ex.title, "kind": ex.kind, "status": status,
+                         "tries": tries})
         count = {kind: {"done": sum(r["status"] == "done" for r in rows if r["kind"] == kind),
-                        "total": sum(r["kind"] == kind for r in rows)} for kind in ("core", "stretch")}
-        notebooks.append({"notebook": notebook, "number": _name(notebook)[0], "name": _name(notebook)[1],
+                        "total": sum(r["kind"] == kind for r in rows)}
+                 for kind in ("core", "stretch")}
+        notebooks.append({"notebook": notebook, "number": _name(notebook)[0],
+                          "name": _name(notebook)[1],
                           "started": notebook in started, "exercises": rows, **count})
     return {"course": helpers.__version__, "notebooks": [n for n in notebooks if n["started"]],
             "next": _next(notebooks)}
 
 
 def _next(notebooks):
-    """The next exercise: the first core one not done in a notebook begun, else the next notebook's first."""
+    """The next exercise: the first core one not done in a notebook begun, else the next notebook's
+    first."""
     order = ([n for n in notebooks if n["started"]], [n for n in notebooks if not n["started"]])
     for kind in ("core", "stretch"):
         for group in order:
             for notebook in group:
                 for row in notebook["exercises"]:
                     if row["kind"] == kind and row["status"] != "done":
-                        return {"notebook": notebook["notebook"], "number": row["number"], "title": row["title"]}
+                        return {"notebook": notebook["notebook"], "number": row["number"],
+                                "title": row["title"]}
     return None
 
 
@@ -234,19 +260,24 @@ def status_words(status, tries, lang, short=False):
 def show_table(data, path, lang):
     """The learner's table as text."""
     t = lambda template, **values: language.translate(say(template, **values), lang)  # noqa: E731
-    lines = [t("Your progress: {path} (course version {version})", path=str(path), version=data["course"])]
+    lines = [t("Your progress: {path} (course version {version})", path=str(path),
+               version=data["course"])]
     for notebook in data["notebooks"]:
-        lines += ["", t("Notebook {number} ({name})", number=notebook["number"], name=notebook["name"])]
+        lines += ["", t("Notebook {number} ({name})", number=notebook["number"],
+                        name=notebook["name"])]
         for kind in ("core", "stretch"):
             for row in (r for r in notebook["exercises"] if r["kind"] == kind):
                 title = language.translate(row["title"], lang)
                 lines.append("  " + pad(t(kind), 8) + "  " + pad(title, 52) + "  "
                              + status_words(row["status"], row["tries"], lang))
-        lines.append("  " + t("core: {done} of {total} done; stretch: {stretch_done} of {stretch_total} done.",
+        lines.append("  " + t("core: {done} of {total} done; stretch: {stretch_done} of "
+                              "{stretch_total} done.",
                               done=notebook["core"]["done"], total=notebook["core"]["total"],
-                              stretch_done=notebook["stretch"]["done"], stretch_total=notebook["stretch"]["total"]))
+                              stretch_done=notebook["stretch"]["done"],
+                              stretch_total=notebook["stretch"]["total"]))
     nxt = data["next"]
     lines.append("")
     lines.append(t("Next: notebook {number}, {exercise}.", number=_name(nxt["notebook"])[0],
-                   exercise=language.translate(nxt["title"], lang)) if nxt else t("Every exercise is done. Well done."))
+                   exercise=language.translate(nxt["title"], lang)) if nxt
+                 else t("Every exercise is done. Well done."))
     return "\n".join(lines)

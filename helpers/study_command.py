@@ -1,7 +1,8 @@
 """`python -m helpers progress`: a learner's table, or (--merge) a study group's report and page.
 
-    python -m helpers progress                      # your table: this folder's course-progress.jsonl,
-                                                    # or notebooks/' when run from the course's folder
+    python -m helpers progress                      # your table: this folder's
+                                                    # course-progress.jsonl, or notebooks/'
+                                                    # when run from the course's folder
     python -m helpers progress --json               # the same, as data
     python -m helpers progress --merge alice.jsonl bob.jsonl   # (or a folder) the group's leader
     python -m helpers progress --merge members/ --html report.html
@@ -37,12 +38,17 @@ def _out(text):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog="python -m helpers progress", description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="*", help="progress files (or folders of them); default ./course-progress.jsonl")
-    parser.add_argument("--merge", action="store_true", help="merge the members' files into the group's report")
-    parser.add_argument("--html", metavar="FILE", help="with --merge: also write the report as one web page")
+    parser = argparse.ArgumentParser(prog="python -m helpers progress",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="*",
+                        help="progress files (or folders of them); default ./course-progress.jsonl")
+    parser.add_argument("--merge", action="store_true",
+                        help="merge the members' files into the group's report")
+    parser.add_argument("--html", metavar="FILE",
+                        help="with --merge: also write the report as one web page")
     parser.add_argument("--json", action="store_true", help="print the same as data (JSON)")
-    parser.add_argument("--lang", choices=sorted(language.LANGUAGES), help="en or ko (default: the records')")
+    parser.add_argument("--lang", choices=sorted(language.LANGUAGES),
+                        help="en or ko (default: the records')")
     return parser
 
 
@@ -53,22 +59,27 @@ def main(argv=None):
         return merge(args) if args.merge or args.html else table(args)
     except _Unwritable as err:
         cause = err.__cause__
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # Python's flush at exit finds nothing
-        if isinstance(cause, BrokenPipeError):   # the reader has gone (`| head -1`): end quietly, as cat does
+        # Python's flush at exit finds nothing
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # the reader has gone (`| head -1`): end quietly, as cat does
+        if isinstance(cause, BrokenPipeError):
             return 141
         print(language.translate(say("The report could not be written to the output ({reason}).",
-                                     reason=cause.strerror or type(cause).__name__), args.lang or "en"),
+                                     reason=cause.strerror or type(cause).__name__), args.lang
+                                 or "en"),
               file=sys.stderr)
         return 1
 
 
 def default_paths(folder=None):
-    """The learner's progress files: this folder's (the Korean edition's: the English one's), else notebooks/'."""
+    """The learner's progress files: this folder's (the Korean edition's: the English one's), else
+    notebooks/'."""
     folder = Path.cwd() if folder is None else Path(folder)
     own = recording.progress_path(folder)
     if own.exists():
         return [own]
-    below = [folder / "notebooks" / recording.FILE_NAME, folder / "notebooks" / "ko" / recording.FILE_NAME]
+    below = [folder / "notebooks" / recording.FILE_NAME,
+             folder / "notebooks" / "ko" / recording.FILE_NAME]
     return [p for p in below if p.exists()] or [below[0] if below[0].parent.is_dir() else own]
 
 
@@ -94,8 +105,8 @@ def table(args):
     if not records and unreadable == len(paths):
         return 1
     if not records:
-        _out(language.translate(say("No progress recorded in {path} yet: run an exercise's check in a notebook, "
-                                    "then ask again.", path=where), lang))
+        _out(language.translate(say("No progress recorded in {path} yet: run an exercise's check "
+                                    "in a notebook, then ask again.", path=where), lang))
         return 1
     records.sort(key=lambda r: str(r.get("time", "")))
     data = study.table(records)
@@ -114,18 +125,19 @@ def merge(args):
     if not members:
         for note in notes:
             _out(language.translate(note, lang))
-        _out(language.translate(say("no progress files to merge: give each member's course-progress.jsonl, or a "
-                                    "folder that holds them."), lang))
+        _out(language.translate(say("no progress files to merge: give each member's "
+                                    "course-progress.jsonl, or a folder that holds them."), lang))
         return 1
     data = {**study_group.report(members, notes, lang), "files": len(paths)}
-    _out(json.dumps(data, ensure_ascii=False, indent=1) if args.json else study_group.show_report(data))
+    _out(json.dumps(data, ensure_ascii=False, indent=1) if args.json
+         else study_group.show_report(data))
     if not args.html:
         return 0
     try:
         Path(args.html).write_text(study_page.page(data), encoding="utf-8")
     except OSError as err:
-        _out(language.translate(say("The page could not be written to {path} ({reason}); the report above is "
-                                    "all there is.", path=shown(args.html, 200),
+        _out(language.translate(say("The page could not be written to {path} ({reason}); the "
+                                    "report above is all there is.", path=shown(args.html, 200),
                                     reason=err.strerror or type(err).__name__), lang))
         return 1
     if not args.json:

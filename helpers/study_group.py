@@ -1,4 +1,5 @@
-"""A study group's report: the members' progress files merged (`python -m helpers progress --merge ...`).
+"""A study group's report: the members' progress files merged (`python -m helpers progress --merge
+...`).
 
 Each member sends the course-progress.jsonl the checks wrote beside their notebooks; the leader
 names them alice.jsonl, bob.jsonl, ... (or keeps one folder per member) and merges them: members
@@ -23,17 +24,21 @@ from helpers.study import shown
 
 
 def files(paths):
-    """The progress files named: each file as given, and every *.jsonl file inside a folder (not in a link's)."""
+    """The progress files named: each file as given, and every *.jsonl file inside a folder (not in
+    a link's)."""
     found = []
     for path in map(Path, paths):
-        found += sorted(p for p in path.rglob("*.jsonl") if not p.is_dir()) if path.is_dir() else [path]
+        found += sorted(p for p in path.rglob("*.jsonl")
+                        if not p.is_dir()) if path.is_dir() else [path]
     return found
 
 
 def _member_name(path):
-    """alice.jsonl -> 'alice'; alice/course-progress.jsonl and alice/ko/course-progress.jsonl -> 'alice'."""
+    """alice.jsonl -> 'alice'; alice/course-progress.jsonl and alice/ko/course-progress.jsonl ->
+    'alice'."""
     folder = path.resolve().parent
-    if path.name == recording.FILE_NAME and folder.name == "ko" and (folder.parent / recording.FILE_NAME).exists():
+    if path.name == recording.FILE_NAME and folder.name == "ko" \
+            and (folder.parent / recording.FILE_NAME).exists():
         folder = folder.parent   # the Korean edition's file of before: the same member
     if path.name == recording.FILE_NAME and folder.name:
         return shown(folder.name, 40)
@@ -58,24 +63,28 @@ def load(paths):
             continue
         digest = hashlib.sha1(data).hexdigest()
         if digest in digests:
-            notes.append(say("{name}: the same file as {other}, counted once.", name=label, other=digests[digest]))
+            notes.append(say("{name}: the same file as {other}, counted once.", name=label,
+                             other=digests[digest]))
             continue
         digests[digest] = label
         records, said, every = study_files.records(data, label)
         notes += said
         if not every:   # random bytes, or another program's file: no member
-            notes.append(say("{name}: no progress records in it, so no member; left out.", name=label))
+            notes.append(say("{name}: no progress records in it, so no member; left out.",
+                             name=label))
             continue
         versions = sorted({shown(r.get("course"), 20) for r in records} - {helpers.__version__})
         if versions:
-            notes.append(say("{name}: records from course version {version} (this is {current}); exercises are "
-                             "matched by notebook and number.", name=label, version=", ".join(versions[:3]),
-                             current=helpers.__version__))
+            notes.append(say("{name}: records from course version {version} (this is {current}); "
+                             "exercises are matched by notebook and number.", name=label,
+                             version=", ".join(versions[:3]), current=helpers.__version__))
         learner = next((str(r["learner"]) for r in records if r.get("learner")), None)
         korean = path.name == recording.FILE_NAME and path.resolve().parent.name == "ko"
-        member = learners.get(learner) or (_member_name(path) if korean and _member_name(path) in members else None)
+        member = learners.get(learner) or (_member_name(path) if korean
+                                           and _member_name(path) in members else None)
         if member is not None:
-            notes.append(say("{name} and {other} come from the same member: their records count once, as "
+            notes.append(say("{name} and {other} come from the same member: their records count "
+                             "once, as "
                              "{member}.", name=label, other=first_file[member], member=member))
             seen = {_key(r) for r in members[member]}
             members[member] += [r for r in records if _key(r) not in seen]
@@ -91,7 +100,8 @@ def load(paths):
 
 
 def report(members, notes, lang):
-    """The group's report as data: members by exercises per notebook, the three commonest mistakes."""
+    """The group's report as data: members by exercises per notebook, the three commonest
+    mistakes."""
     grouped = {name: study._by_exercise(records) for name, records in members.items()}
     started = {r["notebook"] for records in members.values() for r in records}
     notebooks = []
@@ -107,8 +117,10 @@ def report(members, notes, lang):
             rows.append({"number": ex.number, "title": ex.title, "kind": ex.kind, "members": cells,
                          "done": sum(c["status"] == "done" for c in cells.values()),
                          "attempted": sum(c["status"] == "attempted" for c in cells.values())})
-        notebooks.append({"notebook": notebook, "number": study._name(notebook)[0], "name": study._name(notebook)[1],
-                          "exercises": rows, "mistakes": _mistakes(members, notebook, listed, lang)})
+        notebooks.append({"notebook": notebook, "number": study._name(notebook)[0],
+                          "name": study._name(notebook)[1],
+                          "exercises": rows,
+                          "mistakes": _mistakes(members, notebook, listed, lang)})
     return {"course": helpers.__version__, "lang": lang, "members": list(members),
             "notes": [language.translate(note, lang) for note in notes], "notebooks": notebooks}
 
@@ -119,25 +131,30 @@ def _mistakes(members, notebook, listed, lang, top=3):
     for name, records in members.items():
         for r in records:
             if r["notebook"] == notebook and r["verdict"] == "mistake":
-                key = (r["exercise"], shown(r.get("mistake", "unnamed"), 120))   # an id is 60 characters or so
+                # an id is 60 characters or so
+                key = (r["exercise"], shown(r.get("mistake", "unnamed"), 120))
                 counts[key] += 1
                 who.setdefault(key, set()).add(name)
     exercises = {ex.number: ex for ex in listed}
     found = []
-    for (number, mistake), count in sorted(counts.items(), key=lambda kv: (-kv[1], -len(who[kv[0]]), kv[0]))[:top]:
+    for (number, mistake), count in sorted(counts.items(),
+                                           key=lambda kv: (-kv[1], -len(who[kv[0]]), kv[0]))[:top]:
         ex = exercises[number]
         heading = say("Exercise {number} ({kind})", number=number, kind=say(ex.kind))
         found.append({"exercise": number, "title": ex.title, "mistake": mistake, "count": count,
-                      "members": len(who[(number, mistake)]), "sentence": study.sentence(mistake, lang, study.check_values(notebook, number)),
-                      "cell": {"tag": f"exercise-{number}", "heading": language.translate(heading, lang)}})
+                      "members": len(who[(number, mistake)]),
+                      "sentence": study.sentence(mistake, lang,
+                                                 study.check_values(notebook, number)),
+                      "cell": {"tag": f"exercise-{number}",
+                               "heading": language.translate(heading, lang)}})
     return found
 
 
 def said_often(mistake, lang):
     """'3 times, by 2 members, in Exercise 2 (...): the sentence' (once, by one member: said so)."""
     template = ("once, by one member, in {exercise}: {sentence}" if mistake["count"] == 1 else
-                "{count} times, by one member, in {exercise}: {sentence}" if mistake["members"] == 1 else
-                "{count} times, by {members} members, in {exercise}: {sentence}")
+                "{count} times, by one member, in {exercise}: {sentence}" if mistake["members"] == 1
+                else "{count} times, by {members} members, in {exercise}: {sentence}")
     return language.translate(say(template, count=mistake["count"], members=mistake["members"],
                                   exercise=language.translate(mistake["title"], lang),
                                   sentence=mistake["sentence"]), lang)
@@ -152,17 +169,21 @@ def show_report(data):
                files=data.get("files", len(names)))]
     lines += ["  - " + note for note in data["notes"]]
     for notebook in data["notebooks"]:
-        lines += ["", t("Notebook {number} ({name})", number=notebook["number"], name=notebook["name"])]
+        lines += ["", t("Notebook {number} ({name})", number=notebook["number"],
+                        name=notebook["name"])]
         lines.append("  " + study.pad(t("exercise"), 56) + "".join(study.pad(n, 13) for n in names))
         for row in notebook["exercises"]:
             title = study.pad(t(row["kind"]), 8) + "  " + language.translate(row["title"], lang)
-            cells = [study.status_words(c["status"], c["tries"], lang, short=True) for c in row["members"].values()]
-            lines.append("  " + study.pad(title, 56) + "".join(study.pad(c, 13) for c in cells) + "  "
-                         + t("done by {done} of {members} members", done=row["done"], members=len(names)))
+            cells = [study.status_words(c["status"], c["tries"], lang, short=True)
+                     for c in row["members"].values()]
+            lines.append("  " + study.pad(title, 56) + "".join(study.pad(c, 13) for c in cells)
+                         + "  " + t("done by {done} of {members} members", done=row["done"],
+                             members=len(names)))
         if not notebook["mistakes"]:
             lines.append(t("No mistakes recorded in notebook {number}.", number=notebook["number"]))
             continue
-        lines.append(t("The mistakes made most often in notebook {number}:", number=notebook["number"]))
+        lines.append(t("The mistakes made most often in notebook {number}:",
+                       number=notebook["number"]))
         for i, m in enumerate(notebook["mistakes"], 1):
             lines.append(f"  {i}. " + said_often(m, lang))
             lines.append("     " + t("discuss at the cell tagged {tag} ({heading})", **m["cell"]))

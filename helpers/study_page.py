@@ -1,4 +1,5 @@
-"""The study group's report as one web page for the projector: inline CSS and an inline SVG chart, no network.
+"""The study group's report as one web page for the projector: inline CSS and an inline SVG chart,
+no network.
 
 `page(data)` takes the report `helpers.study_group.report` makes and returns the HTML text.
 """
@@ -8,8 +9,10 @@ from html import escape
 from helpers import language, study, study_group
 from helpers.language import say
 
-DONE, TRIED = "#0072B2", "#56B4E9"   # Okabe-Ito blue and sky blue (helpers.plots.COLORS), colour-blind safe
-ROW, LABEL, BAR = 22, 320, 420       # px: one bar's row, the labels' column, a full bar (every member)
+# Okabe-Ito blue and sky blue (helpers.plots.COLORS), colour-blind safe
+DONE, TRIED = "#0072B2", "#56B4E9"
+# px: one bar's row, the labels' column, a full bar (every member)
+ROW, LABEL, BAR = 22, 320, 420
 
 CSS = """
 body { font: 16px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
@@ -23,21 +26,23 @@ svg text { font: 13px system-ui, sans-serif; fill: #222; }
 
 
 def chart(data, lang):
-    """An SVG bar chart: for each exercise, the members who finished it (dark) and tried it (light)."""
+    """An SVG bar chart: for each exercise, the members who finished it (dark) and tried it
+    (light)."""
     rows = [(nb["number"], row) for nb in data["notebooks"] for row in nb["exercises"]]
     members = max(len(data["members"]), 1)
     height = ROW * len(rows) + 40
-    title = language.translate(say("Members who finished each exercise (light: tried, not finished yet)"), lang)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{LABEL + BAR + 60}" height="{height}" '
-             f'aria-label="{escape(title)}"><title>{escape(title)}</title>']
+    title = language.translate(say("Members who finished each exercise (light: tried, not "
+                                   "finished yet)"), lang)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{LABEL + BAR + 60}" '
+             f'height="{height}" aria-label="{escape(title)}"><title>{escape(title)}</title>']
     for i, (number, row) in enumerate(rows):
         y = 10 + i * ROW
         label = f"{number} · " + language.translate(row["title"], lang)
         label = label if len(label) <= 42 else label[:41] + "…"
         done, tried = BAR * row["done"] / members, BAR * row["attempted"] / members
         parts.append(f'<text x="{LABEL - 6}" y="{y + 14}" text-anchor="end">{escape(label)}</text>')
-        parts.append(f'<rect class="done" x="{LABEL}" y="{y + 2}" width="{done:.1f}" height="{ROW - 6}" '
-                     f'fill="{DONE}"/>')
+        parts.append(f'<rect class="done" x="{LABEL}" y="{y + 2}" width="{done:.1f}" '
+                     f'height="{ROW - 6}" fill="{DONE}"/>')
         parts.append(f'<rect class="tried" x="{LABEL + done:.1f}" y="{y + 2}" width="{tried:.1f}" '
                      f'height="{ROW - 6}" fill="{TRIED}"/>')
         parts.append(f'<text x="{LABEL + done + tried + 6:.1f}" y="{y + 14}">{row["done"]}</text>')
@@ -51,7 +56,8 @@ def chart(data, lang):
 def page(data):
     """The whole report (helpers.study_group.report's data) as one self-contained HTML page."""
     lang = data["lang"]
-    t = lambda template, **values: escape(language.translate(say(template, **values), lang))  # noqa: E731
+    t = lambda template, **values: escape(  # noqa: E731
+        language.translate(say(template, **values), lang))
     head = t("Study group: {members} members, from {files} files", members=len(data["members"]),
              files=data.get("files", len(data["members"])))
     out = [f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">',
@@ -61,21 +67,25 @@ def page(data):
         out.append(f"<h2>{t('About the files')}</h2><ul class=\"notes\">"
                    + "".join(f"<li>{escape(note)}</li>" for note in data["notes"]) + "</ul>")
     for nb in data["notebooks"]:
-        out.append(f"<h2>{t('Notebook {number} ({name})', number=nb['number'], name=nb['name'])}</h2>")
+        out.append(
+            f"<h2>{t('Notebook {number} ({name})', number=nb['number'], name=nb['name'])}</h2>")
         out.append("<table><tr><th></th><th>" + t("exercise") + "</th>"
                    + "".join(f"<th>{escape(name)}</th>" for name in data["members"]) + "</tr>")
         for row in nb["exercises"]:
-            cells = "".join(f'<td class="{c["status"].replace(" ", "-")}">'
-                            f'{escape(study.status_words(c["status"], c["tries"], lang, short=True))}</td>'
-                            for c in row["members"].values())
+            cells = "".join(
+                f'<td class="{c["status"].replace(" ", "-")}">'
+                f'{escape(study.status_words(c["status"], c["tries"], lang, short=True))}</td>'
+                for c in row["members"].values())
             out.append(f'<tr><td class="kind">{t(row["kind"])}</td>'
                        f'<td>{escape(language.translate(row["title"], lang))}</td>{cells}</tr>')
         out.append("</table>")
         if not nb["mistakes"]:
-            out.append(f"<p>{t('No mistakes recorded in notebook {number}.', number=nb['number'])}</p>")
+            out.append(
+                f"<p>{t('No mistakes recorded in notebook {number}.', number=nb['number'])}</p>")
             continue
-        out.append(f"<p>{t('The mistakes made most often in notebook {number}:', number=nb['number'])}</p>"
-                   "<ol class=\"mistakes\">")
+        out.append(
+            f"<p>{t('The mistakes made most often in notebook {number}:', number=nb['number'])}</p>"
+            "<ol class=\"mistakes\">")
         for m in nb["mistakes"]:
             said = escape(study_group.said_often(m, lang))
             cell = t("discuss at the cell tagged {tag} ({heading})", **m["cell"])

@@ -1,4 +1,5 @@
-"""Elhage et al. 2022's toy model of superposition: n sparse features squeezed into m < n dimensions.
+"""Elhage et al. 2022's toy model of superposition: n sparse features squeezed into m < n
+dimensions.
 
 Each input holds n features; feature i is present with probability p (else 0) and, when present,
 is uniform in [0, 1]. The model stores x in m dimensions, h = W x, and reads it back with
@@ -17,7 +18,7 @@ import math
 import torch
 from torch import nn
 
-from helpers import validate
+from helpers import validate, validate_values
 
 
 def _bytes(dtype):
@@ -27,7 +28,7 @@ def _bytes(dtype):
 
 def _probability(p, name):
     """A float in (0, 1]: the chance that a feature is present."""
-    if not validate._real_number(p) or not 0 < p <= 1:
+    if not validate_values._real_number(p) or not 0 < p <= 1:
         raise ValueError(f"{name} must be a probability in (0, 1], got {p!r}")
     return float(p)
 
@@ -40,7 +41,8 @@ def importance(n_features, decay=0.9):
 
 
 def sample_features(n, n_features, p, generator, dtype=torch.float64):
-    """(n_instances, n, n_features) inputs: each feature present with probability p[k], value uniform in [0, 1].
+    """(n_instances, n, n_features) inputs: each feature present with probability p[k], value
+    uniform in [0, 1].
 
     p: (n_instances,) tensor, one feature probability per instance.
     """
@@ -56,7 +58,8 @@ def sample_features(n, n_features, p, generator, dtype=torch.float64):
     if outside.any():
         k = int(outside.nonzero()[0])
         raise ValueError(f"p must hold probabilities in (0, 1], got {p[k].item()!r} at index {k}")
-    validate.instance_of(generator, "generator", torch.Generator, "(torch.Generator().manual_seed(0))")
+    validate.instance_of(generator, "generator", torch.Generator,
+                         "(torch.Generator().manual_seed(0))")
     validate.float_dtype(dtype, "dtype")
     shape = (len(p), n, n_features)
     validate.affordable(2 * math.prod(shape) * _bytes(dtype), f"sampling {shape} features")
@@ -65,7 +68,8 @@ def sample_features(n, n_features, p, generator, dtype=torch.float64):
 
 
 class ToyModel(nn.Module):
-    """x (n_instances, N, n_features) -> ReLU(W^T W x + b), same shape; W (n_instances, n_hidden, n_features)."""
+    """x (n_instances, N, n_features) -> ReLU(W^T W x + b), same shape; W (n_instances, n_hidden,
+    n_features)."""
 
     def __init__(self, n_features, n_hidden, n_instances=1, generator=None, dtype=torch.float64):
         super().__init__()
@@ -77,9 +81,11 @@ class ToyModel(nn.Module):
             validate.instance_of(generator, "generator", torch.Generator)
         validate.affordable(2 * n_instances * n_hidden * n_features * _bytes(dtype),
                             f"a ToyModel of {n_instances} x {n_hidden} x {n_features} weights")
-        std = (2 / (n_hidden + n_features)) ** 0.5                  # Xavier-normal, as Elhage et al.
+        # Xavier-normal, as Elhage et al.
+        std = (2 / (n_hidden + n_features)) ** 0.5
         W = std * torch.randn(n_instances, n_hidden, n_features, generator=generator, dtype=dtype)
-        self.W = nn.Parameter(W)                                      # column i: feature i's direction
+        # column i: feature i's direction
+        self.W = nn.Parameter(W)
         self.b = nn.Parameter(torch.zeros(n_instances, n_features, dtype=dtype))
 
     def forward(self, x):
@@ -97,9 +103,11 @@ class ToyModel(nn.Module):
 
 def train_toy(n_features=20, n_hidden=5, p=(1.0, 0.3, 0.1, 0.03, 0.01), decay=0.9, steps=1000,
               batch=256, lr=1e-2, seed=0):
-    """A ToyModel with one instance per feature probability in p, trained with Adam; returns (model, losses).
+    """A ToyModel with one instance per feature probability in p, trained with Adam; returns (model,
+    losses).
 
-    The defaults train all five instances in about two seconds on one CPU thread (a fresh batch each step).
+    The defaults train all five instances in about two seconds on one CPU thread (a fresh batch each
+    step).
 
     The loss of instance k is the importance-weighted squared error, summed over features and
     averaged over the batch: mean_b sum_i I_i (x_bi - x'_bi)^2. losses: (steps, n_instances).
@@ -118,9 +126,11 @@ def train_toy(n_features=20, n_hidden=5, p=(1.0, 0.3, 0.1, 0.03, 0.01), decay=0.
     if n_hidden >= n_features:
         raise ValueError(f"n_hidden must be below n_features for superposition to matter, got "
                          f"n_hidden={n_hidden} and n_features={n_features}")
-    # a step holds about eight (instances, batch, features) float64 tensors: inputs, outputs, errors, gradients
+    # a step holds about eight (instances, batch, features) float64 tensors: inputs, outputs,
+    # errors, gradients
     validate.affordable(8 * len(probs) * batch * n_features * 8,
-                        f"training {len(probs)} toy models on batches of {batch} x {n_features} features")
+                        f"training {len(probs)} toy models on batches of {batch} x {n_features} "
+                        "features")
     generator = torch.Generator().manual_seed(seed)
     weights = importance(n_features, decay)                             # (n,)
     model = ToyModel(n_features, n_hidden, len(probs), generator)
@@ -149,7 +159,8 @@ def features_stored(model, threshold=0.5):
 
 
 def interference(model):
-    """(n_instances, n_features): sum over j != i of (W_i/||W_i|| . W_j)^2, feature i's share of superposition."""
+    """(n_instances, n_features): sum over j != i of (W_i/||W_i|| . W_j)^2, feature i's share of
+    superposition."""
     validate.instance_of(model, "model", ToyModel, "(from train_toy)")
     W = model.W.detach()
     unit = W / W.norm(dim=1, keepdim=True).clamp(min=1e-12)

@@ -28,7 +28,9 @@ from torch import nn
 
 from helpers import validate
 from helpers.language import said
-from helpers.launch import launch, load_portable, peak_memory_bytes, pick_backend, portable  # noqa: F401 - pick_backend for notebook 10
+
+# pick_backend for notebook 10
+from helpers.launch import launch, load_portable, peak_memory_bytes, pick_backend, portable  # noqa
 
 SHARD_KEYS = ("W1", "b1", "W2", "b2")
 GATED_KEYS = ("W_gate", "W_up", "W_down")
@@ -51,8 +53,8 @@ def split_gated(mlp, n_workers):
         raise TypeError(f"mlp must be a helpers.gated.GatedMLP (gate_proj, up_proj, down_proj), "
                         f"got {type(mlp).__name__}")
     if any(m.bias is not None for m in (mlp.gate_proj, mlp.up_proj, mlp.down_proj)):
-        raise ValueError("mlp must have no biases (Llama's MLP has none; these shards hold weights only), "
-                         "got a GatedMLP built with bias=True")
+        raise ValueError("mlp must have no biases (Llama's MLP has none; these shards hold "
+                         "weights only), got a GatedMLP built with bias=True")
     n_workers = validate.positive_int(n_workers, "n_workers")
     if mlp.d_ff % n_workers:
         raise ValueError(f"n_workers must divide d_ff = {mlp.d_ff}, got {n_workers}")
@@ -107,18 +109,20 @@ class WorkerResult:
 
 
 def peak_memory_summary(results, expected_below=0.5e9):
-    """A clause on the workers' peak memory, measured against what the text expects (bytes), in the course's
-    language (helpers.language)."""
+    """A clause on the workers' peak memory, measured against what the text expects (bytes), in the
+    course's language (helpers.language)."""
     validate.positive_number(expected_below, "expected_below")
     if not isinstance(results, (list, tuple)):
-        raise TypeError(f"results must be a list of the workers' results (from run), got {type(results).__name__}")
+        raise TypeError("results must be a list of the workers' results (from run), got "
+                        f"{type(results).__name__}")
     peaks = [r.peak_memory for r in results]
     if any(p is None for p in peaks):
         return said("this system does not report a process's peak memory")
     if max(peaks) <= expected_below:
         return said("each worker's memory peaked below {limit:.1f} GB", limit=expected_below / 1e9)
-    return said("a worker's memory peaked at {peak:.2f} GB, above the {limit:.1f} GB the text expects "
-                "(a torch built for CUDA loads more)", peak=max(peaks) / 1e9, limit=expected_below / 1e9)
+    return said("a worker's memory peaked at {peak:.2f} GB, above the {limit:.1f} GB the text "
+                "expects (a torch built for CUDA loads more)", peak=max(peaks) / 1e9,
+                limit=expected_below / 1e9)
 
 
 def check_shards(shards, x):
@@ -147,14 +151,17 @@ def check_shard_list(shards):
         raise ValueError(f"shards must be a non-empty list of dicts, got {type(shards).__name__}")
     for rank, shard in enumerate(shards):
         if not isinstance(shard, dict) or not shard:
-            raise ValueError(f"shards[{rank}] must be a dict of tensors, got {type(shard).__name__}")
+            raise ValueError(
+                f"shards[{rank}] must be a dict of tensors, got {type(shard).__name__}")
         for key, value in shard.items():
             if not isinstance(value, torch.Tensor):
-                raise ValueError(f"shards[{rank}]['{key}'] must be a tensor, got {type(value).__name__}")
+                raise ValueError(f"shards[{rank}]['{key}'] must be a tensor, got "
+                                 f"{type(value).__name__}")
 
 
 def _result(rank, out, held, sent_bytes, collectives, seconds):
-    return WorkerResult(rank=rank, output=out.detach().cpu(), n_params=sum(v.numel() for v in held.values()),
+    return WorkerResult(rank=rank, output=out.detach().cpu(),
+                        n_params=sum(v.numel() for v in held.values()),
                         shard_shapes={k: tuple(v.shape) for k, v in held.items()},
                         sent_bytes=sent_bytes, seconds=seconds, collectives=collectives,
                         peak_memory=peak_memory_bytes())
@@ -170,7 +177,8 @@ def _shards_task(rank, world_size, payload, dev):
     seconds = time.perf_counter() - start
     if not isinstance(out, torch.Tensor):
         raise TypeError(f"the worker function must return a tensor, got {type(out).__name__}")
-    return _result(rank, out, shard, reduce.sent_bytes, {"all_reduce": len(reduce.sent_bytes)}, seconds)
+    return _result(rank, out, shard, reduce.sent_bytes, {"all_reduce": len(reduce.sent_bytes)},
+                   seconds)
 
 
 def _parallelized_task(rank, world_size, payload, dev):
@@ -206,7 +214,8 @@ def _parallelized_task(rank, world_size, payload, dev):
         out = module(payload["x"].to(dev))
     out = out.wait() if hasattr(out, "wait") else out   # an AsyncCollectiveTensor until waited on
     seconds = time.perf_counter() - start
-    held = {name: p.to_local() if isinstance(p, DTensor) else p for name, p in module.named_parameters()}
+    held = {name: p.to_local() if isinstance(p, DTensor) else p
+            for name, p in module.named_parameters()}
     counts = {str(op).rsplit(".", 1)[-1]: n for op, n in comm.get_comm_counts().items()}
     return _result(rank, out, held, comm.sent_bytes, counts, seconds)
 
@@ -223,20 +232,23 @@ def run(shards, x, forward=None, backend=None, timeout_s=300.0):
     else:
         check_shard_list(shards)
     spec, x = portable(forward), x.detach().cpu()
-    payloads = [{"forward": spec, "x": x, "shard": {k: v.detach().cpu().clone() for k, v in s.items()}}
-                for s in shards]                       # each worker loads its own shard, and nothing else
+    payloads = [{"forward": spec, "x": x,
+                 "shard": {k: v.detach().cpu().clone() for k, v in s.items()}}
+                # each worker loads its own shard, and nothing else
+                for s in shards]
     return launch(_shards_task, payloads, backend, timeout_s, allow=[WorkerResult])
 
 
 def engine_missing():
-    """None when this torch has PyTorch's tensor-parallel engine (public from 2.5), else a sentence why not."""
+    """None when this torch has PyTorch's tensor-parallel engine (public from 2.5), else a sentence
+    why not."""
     try:   # what _parallelized_task imports
         from torch.distributed.tensor import DTensor  # noqa: F401
         from torch.distributed.tensor.debug import CommDebugMode  # noqa: F401
         from torch.distributed.tensor.parallel import parallelize_module  # noqa: F401
     except ImportError:
-        return (f"This torch ({torch.__version__.split('+')[0]}) is older than 2.5, the first to make "
-                "torch.distributed.tensor public, so this section is skipped.")
+        return (f"This torch ({torch.__version__.split('+')[0]}) is older than 2.5, the first to "
+                "make torch.distributed.tensor public, so this section is skipped.")
     return None
 
 
@@ -249,13 +261,16 @@ def run_parallelized(module, x, plan, n_workers, backend=None, timeout_s=300.0):
     n_workers = validate.positive_int(n_workers, "n_workers")
     missing = engine_missing()
     if missing:
-        raise RuntimeError(missing.replace("so this section is skipped", "which run_parallelized needs"))
+        raise RuntimeError(missing.replace("so this section is skipped",
+                                           "which run_parallelized needs"))
     for name, style in plan.items():
         if style not in ("colwise", "rowwise"):
             raise ValueError(f"plan[{name!r}] must be 'colwise' or 'rowwise', got {style!r}")
         if not isinstance(module.get_submodule(name), nn.Linear):
             raise ValueError(f"plan names {name!r}, which is not an nn.Linear of the module")
     payload = {"module": copy.deepcopy(module).cpu(), "plan": dict(plan), "x": x.detach().cpu()}
-    modules = {type(m) for m in payload["module"].modules()}           # what the workers may rebuild
-    return launch(_parallelized_task, [payload] * n_workers, backend, timeout_s,   # one file, read by each
+    # what the workers may rebuild
+    modules = {type(m) for m in payload["module"].modules()}
+    # one file, read by each
+    return launch(_parallelized_task, [payload] * n_workers, backend, timeout_s,
                   allow=[WorkerResult, *sorted(modules, key=lambda c: c.__qualname__)])

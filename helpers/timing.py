@@ -84,7 +84,8 @@ def benchmark(fn, *, device="cpu", warmup=2, repeat=7, min_time=0.0, threads=Non
     warmup = validate.non_negative_int(warmup, "warmup")
     repeat = validate.positive_int(repeat, "repeat")
     min_time = validate.non_negative_number(min_time, "min_time")
-    threads = torch.get_num_threads() if threads is None else validate.positive_int(threads, "threads")
+    threads = (torch.get_num_threads() if threads is None
+               else validate.positive_int(threads, "threads"))
     clock = _clock(device)
     with cpu_threads(threads):
         for _ in range(warmup):
@@ -101,15 +102,18 @@ def fastest(variants, *, rounds=5, device="cpu", warmup=2, min_time=0.0, threads
     moment of the machine hits them alike; each keeps its fastest block.
     """
     if not hasattr(variants, "items"):
-        raise TypeError(f"variants must be a dict {{name: function}}, got {type(variants).__name__}")
+        raise TypeError(
+            f"variants must be a dict {{name: function}}, got {type(variants).__name__}")
     if not variants:
-        raise ValueError("variants must name at least one function, e.g. {'fused': f, 'separate': g}")
+        raise ValueError("variants must name at least one function, e.g. {'fused': f, 'separate': "
+                         "g}")
     for name, fn in variants.items():
         validate.function(fn, f"variants[{name!r}]")
     rounds = validate.positive_int(rounds, "rounds")
     names = list(variants)
     for name in names:  # warm up every variant before any is timed
-        benchmark(variants[name], device=device, warmup=warmup, repeat=1, min_time=0.0, threads=threads)
+        benchmark(variants[name], device=device, warmup=warmup, repeat=1, min_time=0.0,
+                  threads=threads)
     best = dict.fromkeys(names, math.inf)
     for r in range(rounds):
         for name in names if r % 2 == 0 else names[::-1]:

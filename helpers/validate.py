@@ -1,15 +1,27 @@
 """Input checks shared by every public function: errors name the argument,
 what was expected and what came.
 
+The checks of plain Python values (numbers, booleans, choices, types) live in
+helpers.validate_values and are named here too; this module checks arrays, tensors and memory.
+
 Each check costs a few attribute reads (no loop over a tensor's values), so a module's
 forward can afford them; `finite` is the one that reads every value, used outside loops.
 """
 
-import math
-import numbers
 import os
 
-from helpers.language import said, say
+from helpers.validate_values import (  # noqa: F401 - exported
+    boolean,
+    choice,
+    function,
+    index,
+    instance_of,
+    non_negative_int,
+    non_negative_number,
+    positive_int,
+    positive_number,
+    real_number,
+)
 
 np = torch = None  # imported by the first check of an array or tensor (_arrays)
 
@@ -89,108 +101,6 @@ def real(x, name):
         raise TypeError(f"{name} holds complex numbers (dtype {x.dtype}); expected real numbers")
 
 
-def _is_bool(value):
-    """True for True, False and numpy's bools (which are not Python bools)."""
-    return isinstance(value, bool) or type(value).__name__ in ("bool_", "bool") and \
-        type(value).__module__ == "numpy"
-
-
-def _whole(value):
-    """A Python or numpy integer, not a bool (True == 1 would pass as a size)."""
-    return isinstance(value, numbers.Integral) and not _is_bool(value)
-
-
-def _float_hint(value):
-    """' (a float; write 16)' for 16.0: the usual slip behind a float where a count belongs."""
-    if isinstance(value, numbers.Real) and not _whole(value) and math.isfinite(value) \
-            and value == int(value):
-        return say(" (a float; write {whole})", whole=int(value))
-    return ""
-
-
-def positive_int(value, name):
-    """Require a whole number >= 1."""
-    if not _whole(value) or value < 1:
-        raise ValueError(said("{name} must be a positive integer, got {value!r}{hint}", name=name, value=value,
-                              hint=_float_hint(value)))
-    return int(value)
-
-
-def non_negative_int(value, name):
-    """Require a whole number >= 0."""
-    if not _whole(value) or value < 0:
-        raise ValueError(said("{name} must be a whole number >= 0, got {value!r}{hint}", name=name, value=value,
-                              hint=_float_hint(value)))
-    return int(value)
-
-
-def _real_number(value):
-    """A finite int or float (numpy's too), not a bool."""
-    return isinstance(value, numbers.Real) and not _is_bool(value) and math.isfinite(value)
-
-
-def non_negative_number(value, name):
-    """Require a finite real number >= 0 (a duration, a tolerance, a count of bytes or FLOPs)."""
-    if not _real_number(value) or value < 0:
-        raise ValueError(said("{name} must be a finite number >= 0, got {value!r}", name=name, value=value))
-    return float(value)
-
-
-def positive_number(value, name):
-    """Require a finite real number > 0 (a rate, a bandwidth, a learning rate)."""
-    if not _real_number(value) or value <= 0:
-        raise ValueError(said("{name} must be a finite number > 0, got {value!r}", name=name, value=value))
-    return float(value)
-
-
-def real_number(value, name):
-    """Require a finite real number of any sign (an angle, an offset)."""
-    if not _real_number(value):
-        raise ValueError(said("{name} must be a finite number, got {value!r}", name=name, value=value))
-    return float(value)
-
-
-def boolean(value, name):
-    """Require True or False: a string such as "no" is truthy and would mean yes."""
-    if not _is_bool(value):
-        raise TypeError(said("{name} must be True or False, got {value!r} ({kind})", name=name, value=value,
-                             kind=type(value).__name__))
-    return bool(value)
-
-
-def choice(value, name, options):
-    """Require value to be one of options."""
-    try:
-        known = value in options
-    except TypeError:  # an unhashable value (a list, a dict) cannot be one of them
-        known = False
-    if not known:
-        raise ValueError(said("unknown {name} {value!r}; choose one of {options}", name=name, value=value,
-                              options=sorted(options)))
-    return value
-
-
-def _a(noun):
-    """'a GatedMLP', 'an FFN' (said "eff-eff-en"), 'an Embedding'."""
-    spelled = noun[:2].isupper() and noun[0] in "AEFHILMNORSX"
-    return f"{'an' if noun[0] in 'AEIOU' or spelled else 'a'} {noun}"
-
-
-def instance_of(value, name, kind, what=""):
-    """Require an instance of kind; what says what it holds, e.g. '(gate_proj, up_proj, down_proj)'."""
-    if not isinstance(value, kind):
-        about = f" {what}" if what else ""
-        raise TypeError(f"{name} must be {_a(kind.__name__)}{about}, got {type(value).__name__}")
-    return value
-
-
-def function(value, name):
-    """Require something callable (a function, a lambda, a module)."""
-    if not callable(value):
-        raise TypeError(f"{name} must be a function, got {type(value).__name__} {value!r}")
-    return value
-
-
 def tensor(x, name):
     """Require a torch tensor (a numpy array converts with torch.from_numpy)."""
     _arrays()
@@ -204,7 +114,8 @@ def float_dtype(dtype, name):
     """Require a floating-point torch dtype such as torch.float64 (not the string "float64")."""
     _arrays()
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(f"{name} must be a floating-point torch dtype such as torch.float64, got {dtype!r}")
+        raise TypeError(f"{name} must be a floating-point torch dtype such as torch.float64, got "
+                        f"{dtype!r}")
     return dtype
 
 
@@ -213,17 +124,20 @@ def _autocast_on(device_type):
     try:
         return torch.is_autocast_enabled(device_type)
     except TypeError:  # torch before 2.4 takes no device type
-        return torch.is_autocast_cpu_enabled() if device_type == "cpu" else torch.is_autocast_enabled()
+        return (torch.is_autocast_cpu_enabled() if device_type == "cpu"
+                else torch.is_autocast_enabled())
 
 
 def matches_weight(x, weight, module, name="x"):
     """Require x on the device and in the dtype of a module's weight (autocast may mix dtypes)."""
     if x.device != weight.device:
-        raise ValueError(f"{name} is on {x.device} but this {module}'s weights are on {weight.device}; "
-                         f"move one: {name}.to({str(weight.device)!r}) or module.to({str(x.device)!r})")
+        raise ValueError(f"{name} is on {x.device} but this {module}'s weights are on "
+                         f"{weight.device}; move one: {name}.to({str(weight.device)!r}) or "
+                         f"module.to({str(x.device)!r})")
     if x.dtype != weight.dtype and not _autocast_on(x.device.type):
-        raise TypeError(f"{name} has dtype {x.dtype} but this {module}'s weights are {weight.dtype}; "
-                        f"convert one: {name}.to({weight.dtype}) or module.to({x.dtype})")
+        raise TypeError(f"{name} has dtype {x.dtype} but this {module}'s weights are "
+                        f"{weight.dtype}; convert one: {name}.to({weight.dtype}) or "
+                        f"module.to({x.dtype})")
 
 
 def model_input(x, d_model, module, weight=None, dims=None):
@@ -238,15 +152,19 @@ def model_input(x, d_model, module, weight=None, dims=None):
         raise TypeError(f"x must be a torch tensor, got {type(x).__name__}")
     shape = x.shape
     if not shape:
-        raise ValueError(f"x must have shape (..., d_model={d_model}), got a 0-d tensor (a single number)")
+        raise ValueError(f"x must have shape (..., d_model={d_model}), got a 0-d tensor (a single "
+                         "number)")
     if dims is not None and len(shape) != dims:
-        raise ValueError(f"x must be a {dims}-D tensor (B, T, d_model={d_model}) for this {module}, "
-                         f"got shape {tuple(shape)}")
+        raise ValueError(f"x must be a {dims}-D tensor (B, T, d_model={d_model}) for this "
+                         f"{module}, got shape {tuple(shape)}")
     if shape[-1] != d_model:
-        raise ValueError(f"x has last dimension {shape[-1]} but this {module} expects d_model={d_model}")
-    if weight is None or x.dtype is not weight.dtype:  # dtypes are singletons: `is` is the cheap test
+        raise ValueError(f"x has last dimension {shape[-1]} but this {module} expects "
+                         f"d_model={d_model}")
+    # dtypes are singletons: `is` is the cheap test
+    if weight is None or x.dtype is not weight.dtype:
         if not x.is_floating_point():
-            raise TypeError(f"x must hold floating-point numbers for this {module}, got dtype {x.dtype}")
+            raise TypeError(f"x must hold floating-point numbers for this {module}, got dtype "
+                            f"{x.dtype}")
         if weight is not None:
             matches_weight(x, weight, module)
 
@@ -271,24 +189,18 @@ def hook_output(result, output, module):
     if result is None or not isinstance(output, torch.Tensor):
         return result
     if not isinstance(result, torch.Tensor):
-        raise TypeError(f"a forward hook on {module} returned {type(result).__name__}; it must return "
-                        f"None (keep the output) or a tensor of the output's shape {tuple(output.shape)}")
+        raise TypeError(f"a forward hook on {module} returned {type(result).__name__}; it must "
+                        "return None (keep the output) or a tensor of the output's shape "
+                        f"{tuple(output.shape)}")
     if result.shape != output.shape:
         raise ValueError(f"a forward hook on {module} returned shape {tuple(result.shape)} but the "
-                         f"output it replaces has shape {tuple(output.shape)}; change a copy of the "
-                         "output (out = output.clone(); out[..., i] = 0; return out)")
+                         f"output it replaces has shape {tuple(output.shape)}; change a copy of "
+                         "the output (out = output.clone(); out[..., i] = 0; return out)")
     if result.dtype != output.dtype or result.device != output.device:
-        raise TypeError(f"a forward hook on {module} returned a {result.dtype} tensor on {result.device} "
-                        f"but the output it replaces is {output.dtype} on {output.device}")
+        raise TypeError(f"a forward hook on {module} returned a {result.dtype} tensor on "
+                        f"{result.device} but the output it replaces is {output.dtype} on "
+                        f"{output.device}")
     return result
-
-
-def index(value, name, n):
-    """Require a whole number that indexes n things: 0 to n - 1, or -n to -1 counted from the end."""
-    if not _whole(value) or not -n <= value < n:
-        raise ValueError(f"{name} must be a whole number from 0 to {n - 1} (or -{n} to -1 from the end), "
-                         f"got {value!r}")
-    return int(value)
 
 
 def memory_bytes():
@@ -300,8 +212,9 @@ def memory_bytes():
 
 
 def affordable(n_bytes, what):
-    """Refuse, before anything is allocated, sizes whose tensors would take over half this machine's memory."""
+    """Refuse, before anything is allocated, sizes whose tensors would take over half this machine's
+    memory."""
     total = memory_bytes()
     if n_bytes > total / 2:
-        raise ValueError(f"{what} would need about {n_bytes / 2**30:,.1f} GiB of memory, more than half of this "
-                         f"machine's {total / 2**30:,.0f} GiB; choose smaller sizes")
+        raise ValueError(f"{what} would need about {n_bytes / 2**30:,.1f} GiB of memory, more than "
+                         f"half of this machine's {total / 2**30:,.0f} GiB; choose smaller sizes")

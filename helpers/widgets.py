@@ -10,14 +10,14 @@ changes the artists that `draw` made (set_data, set_text) instead of building th
 figure again. If update returns the artists it changed, a move repaints only those
 over a stored image of everything else (blitting: the axes, ticks and legend are
 drawn once, not on every move). The first image after a move is a draft at screen
-resolution, and the sharp (retina) image follows once the controls rest.
+resolution, and the sharp (retina) image follows once the controls rest. How tall it is drawn,
+and the style that sizes it to the window, are in helpers.widget_screen.
 """
 
 import asyncio
 import contextlib
 import time
 
-import matplotlib
 from IPython.display import HTML, display
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
@@ -25,58 +25,21 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from helpers.plots import RETINA, canvas_png, png_output, projector_mode
+from helpers.widget_screen import (  # noqa: F401 - exported
+    DEMO_CSS,
+    MAX_HEIGHT_PX,
+    PROJECTOR_MAX_HEIGHT_PX,
+    figure_max_height,
+    fit_on_screen,
+    screen_dpi,
+)
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-# Shown above the controls until a redraw happens: a stored notebook's sliders move without a kernel.
-NEEDS_KERNEL = ("These controls need a running kernel: run this cell (Shift+Enter), then move them. "
-                "Until then they move and the figure stays as it was stored.")
+# Shown above the controls until a redraw happens: a stored notebook's sliders move without a
+# kernel.
+NEEDS_KERNEL = ("These controls need a running kernel: run this cell (Shift+Enter), then move "
+                "them. Until then they move and the figure stays as it was stored.")
 SHARP_AFTER_S = 0.4     # after the last move, the draft is replaced by the sharp image
-MAX_HEIGHT_PX = 400     # the figure's height on screen: controls and figure fit a 1280x720 screen
-# In projector mode the style below sizes the figure to the window; drawn this tall, a 1080p
-# screen shows the sharp image at about its own resolution.
-PROJECTOR_MAX_HEIGHT_PX = 640
-# The demo's style: its figure takes the room its window gives it. In normal mode it is drawn as
-# tall as the window's width allows at the 1280 px layout's scale (400 px at 1280 wide, 600 px at
-# 1920), never taller than the height left under the controls; in projector mode
-# (helpers.presentation()) it takes that whole height, and the controls grow with it.
-DEMO_CSS = """<style>
-.jp-OutputArea:has(.course-demo) .jp-OutputArea-output img {
-  height: min(calc(100vh - 210px - var(--course-controls, 3) * 46px), calc(400 * 100vw / 1280));
-  max-height: none; width: auto; max-width: 100%; object-fit: contain; object-position: left top; }
-.course-projector { --jp-widgets-font-size: 20px; --jp-widgets-inline-height: 40px;
-  --jp-widgets-inline-width: 520px; --jp-widgets-inline-label-width: 200px;
-  --jp-widgets-slider-handle-size: 22px; font-size: 20px; }
-.course-projector .widget-readout, .course-projector .widget-label, .course-projector select,
-.course-projector .widget-html-content { font-size: 20px; line-height: 1.3; }
-.course-projector .widget-inline-hbox { max-width: 100%; box-sizing: border-box; }
-.course-projector select, .course-projector .slider-container { min-width: 0; }
-.jp-OutputArea:has(.course-projector) .jp-OutputArea-output img {
-  height: calc(100vh - 210px - var(--course-controls, 3) * 46px); }
-""" + "".join(f".jp-OutputArea:has(.course-controls-{n}) {{ --course-controls: {n}; }}\n" for n in range(1, 7)) + """
-</style>"""
-
-
-def figure_max_height():
-    """The tallest a demo's figure is drawn, in pixels: more in projector mode."""
-    return PROJECTOR_MAX_HEIGHT_PX if projector_mode() else MAX_HEIGHT_PX
-
-
-def screen_dpi(figsize, max_height=None):
-    """The dpi a demo's figure is drawn at: the course's (figure.dpi, larger in projector mode), or
-    less where that would make it taller than max_height pixels (figure_max_height() by default). Its
-    draft then has as many pixels as it shows, and the sharp image twice as many each way."""
-    limit = figure_max_height() if max_height is None else max_height
-    return min(matplotlib.rcParams["figure.dpi"], limit / figsize[1])
-
-
-def fit_on_screen(metadata, max_height=None):
-    """Scale a PNG's display size (width, height) down so it is at most max_height tall."""
-    size = metadata["image/png"]
-    max_height = figure_max_height() if max_height is None else max_height
-    if size["height"] > max_height:
-        scale = max_height / size["height"]
-        size["width"], size["height"] = round(size["width"] * scale), max_height
-    return metadata
 
 
 def changed_artists(fig, changed):
@@ -88,11 +51,12 @@ def changed_artists(fig, changed):
             raise TypeError(f"update must return the artists it changed (or None to redraw "
                             f"everything), got {type(artist).__name__} {artist!r}")
         parent = artist.figure if isinstance(artist, Axes) or artist.axes is None else artist.axes
-        if parent is None or parent.figure is not fig or not any(artist is c for c in parent.get_children()):
-            raise ValueError(f"update returned {artist!r}, which is drawn as part of another artist "
-                             f"(a legend's text, a tick label) or not in this figure: return artists "
-                             f"of an Axes (ax.lines, ax.texts, ax.title) or of the figure, or None to "
-                             f"redraw everything")
+        if parent is None or parent.figure is not fig \
+                or not any(artist is c for c in parent.get_children()):
+            raise ValueError(f"update returned {artist!r}, which is drawn as part of another "
+                             "artist (a legend's text, a tick label) or not in this figure: "
+                             "return artists of an Axes (ax.lines, ax.texts, ax.title) or of the "
+                             "figure, or None to redraw everything")
     return sorted(artists, key=lambda a: a.get_zorder())
 
 
@@ -111,9 +75,11 @@ class LiveFigure:
     (helpers.demos.stamps), so that a first look at one of them is as quick as a repeat.
     """
 
-    def __init__(self, draw, controls, figsize=(8.0, 4.0), title="Live demo", update=None, ahead=()):
+    def __init__(self, draw, controls, figsize=(8.0, 4.0), title="Live demo", update=None,
+                 ahead=()):
         if not callable(draw):
-            raise TypeError(f"draw must be a function draw(fig, **values), got {type(draw).__name__}")
+            raise TypeError("draw must be a function draw(fig, **values), got "
+                            f"{type(draw).__name__}")
         if update is not None and not callable(update):
             raise TypeError(f"update must be a function update(fig, state, **values) or None, "
                             f"got {type(update).__name__}")
@@ -170,7 +136,8 @@ class LiveFigure:
             FigureCanvasAgg(fig)
             self._state = self.draw(fig, **self.values())
             self.figure = fig
-            self._changed, self._animated, self._background, self._background_key = None, [], None, None
+            self._changed, self._animated, self._background, self._background_key = (
+                None, [], None, None)
             self._touched = set()
         return self.figure
 
@@ -178,7 +145,8 @@ class LiveFigure:
         """Paint the changed artists over the background (everything else, drawn once)."""
         fig, artists = self.figure, self._changed
         key = ([id(a) for a in artists], fig.dpi, fig.canvas.get_width_height())
-        # An artist changed by an earlier move, with no image sent since, is stale in the background.
+        # An artist changed by an earlier move, with no image sent since, is stale in the
+        # background.
         if key != self._background_key or not self._touched <= set(key[0]):
             for artist in self._animated:
                 artist.set_animated(False)
@@ -233,8 +201,8 @@ class LiveFigure:
         for setting in self.ahead:
             unknown = set(setting) - set(self.controls)
             if unknown:
-                raise ValueError(f"ahead names {sorted(unknown)}, which are not controls of this figure "
-                                 f"({list(self.controls)})")
+                raise ValueError(f"ahead names {sorted(unknown)}, which are not controls of this "
+                                 f"figure ({list(self.controls)})")
             for artist in self.update(self.figure, self._state, **{**current, **setting}) or []:
                 if hasattr(artist, "store"):
                     artist.store(renderer)
@@ -277,7 +245,8 @@ class LiveFigure:
         from ipywidgets import IntText, jslink
 
         source, seen = IntText(value=1), IntText(value=0)
-        seen.observe(lambda change: self._hide_note() if change["new"] == 1 else None, names="value")
+        seen.observe(lambda change: self._hide_note() if change["new"] == 1 else None,
+                     names="value")
         self._seen_link = jslink((source, "value"), (seen, "value"))
 
     def _hide_note(self):

@@ -25,7 +25,8 @@ from pathlib import Path
 
 GRACE_S = 3.0          # seconds a worker gets between SIGTERM and SIGKILL
 PARENT_GONE = 75       # the exit code of a worker whose parent went away
-PARENT_VAR = "COURSE_WORKER_PARENT"   # the parent's process id, as the worker's environment holds it
+# the parent's process id, as the worker's environment holds it
+PARENT_VAR = "COURSE_WORKER_PARENT"
 
 
 class WorkerError(RuntimeError):
@@ -35,12 +36,14 @@ class WorkerError(RuntimeError):
         super().__init__(sentence + (f"\n\n{details}" if details else ""))
         self.sentence, self.pids = sentence, tuple(pids)
 
-    def _render_traceback_(self):  # Jupyter shows these lines instead of a traceback into this module
+    # Jupyter shows these lines instead of a traceback into this module
+    def _render_traceback_(self):
         return str(self).splitlines()
 
 
 def runs_dir():
-    """The folder that holds one sub-folder per run, run-<parent pid>-<random>; this user's alone."""
+    """The folder that holds one sub-folder per run, run-<parent pid>-<random>; this user's
+    alone."""
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
     path = Path(tempfile.gettempdir()) / f"course_workers-{user}"
     try:
@@ -54,18 +57,19 @@ def _check_private(path):
     """Refuse, in words, a runs' folder that is not a folder of this user's, closed to others."""
     found = os.lstat(path)
     if not stat.S_ISDIR(found.st_mode):
-        raise WorkerError(f"The workers' folder {path} is not a folder (a link or a file is in its place): "
-                          "remove it, then run again.")
+        raise WorkerError(f"The workers' folder {path} is not a folder (a link or a file is in its "
+                          "place): remove it, then run again.")
     if not hasattr(os, "getuid"):   # Windows: the temporary folder is the user's own
         return
     if found.st_uid != os.getuid():
-        raise WorkerError(f"The workers' folder {path} belongs to user {found.st_uid}, not to you (user "
-                          f"{os.getuid()}): whoever made it could put files where your workers read them. "
-                          "Remove it (as its owner or root), or set TMPDIR to a folder of your own, then run again.")
+        raise WorkerError(f"The workers' folder {path} belongs to user {found.st_uid}, not to you "
+                          f"(user {os.getuid()}): whoever made it could put files where your "
+                          "workers read them. Remove it (as its owner or root), or set TMPDIR to "
+                          "a folder of your own, then run again.")
     if found.st_mode & 0o077:
         raise WorkerError(f"The workers' folder {path} is open to other users (mode "
-                          f"{stat.S_IMODE(found.st_mode):o}); it must be yours alone (700). Remove it, or run "
-                          f"`chmod 700 {path}`, then run again.")
+                          f"{stat.S_IMODE(found.st_mode):o}); it must be yours alone (700). Remove "
+                          f"it, or run `chmod 700 {path}`, then run again.")
 
 
 def die_with_parent():
@@ -79,7 +83,8 @@ def die_with_parent():
         import ctypes
 
         try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)   # 1 = PR_SET_PDEATHSIG
+            # 1 = PR_SET_PDEATHSIG
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError):
             pass            # no prctl: the stdin watchdog still ends an idle worker
     parent = os.environ.get(PARENT_VAR)
@@ -92,7 +97,8 @@ def _alive(pid):
     if os.name == "nt":
         import ctypes
 
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)   # PROCESS_QUERY_LIMITED_INFORMATION
+        # PROCESS_QUERY_LIMITED_INFORMATION
+        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)
         code = ctypes.c_ulong()
         if not handle:
             return False
@@ -144,7 +150,8 @@ class Worker:
     def said(self):
         """The first line of what the worker wrote about its failure, or ''."""
         path = self.file("error")
-        said = path.read_text().splitlines()[0] if path.exists() and path.read_text().strip() else ""
+        said = path.read_text().splitlines()[0] if path.exists() and path.read_text().strip() else (
+            "")
         if any(words in said for words in _LOST_PEER):   # gloo's words for "another worker stopped"
             said = said.split(":")[0] + " because another worker closed its connection"
         return said
@@ -155,7 +162,8 @@ class Worker:
         return path.stat().st_mtime if path.exists() else self.ended_at
 
     def failed(self):
-        return self.process.returncode is not None and (self.process.returncode != 0 or not self.has_result())
+        return self.process.returncode is not None and (self.process.returncode != 0
+                                                        or not self.has_result())
 
     def ending(self):
         """How this worker ended, as a clause of a sentence."""
@@ -169,7 +177,8 @@ class Worker:
             return f"{name} was killed by {signal.Signals(-code).name}, which the run did not send"
         if code == 0:
             return f"{name} finished" if self.has_result() else \
-                f"{name} exited with code 0 without returning a result" + (f": {said}" if said else "")
+                f"{name} exited with code 0 without returning a result" \
+                + (f": {said}" if said else "")
         return f"{name} exited with code {code}" + (f" after it {said}" if said else "")
 
 
@@ -231,7 +240,8 @@ def messages(workers, kinds):
             path = w.file(kind)
             text = path.read_text(errors="replace").strip() if path.exists() else ""
             if kind == "error":
-                text = "\n".join(text.splitlines()[1:]).strip()      # the traceback under the summary
+                # the traceback under the summary
+                text = "\n".join(text.splitlines()[1:]).strip()
             if text:
                 parts.append(f"--- worker {w.rank} {kind} ---\n{text}")
     return "\n".join(parts)
@@ -241,15 +251,20 @@ def report(workers, how):
     """One sentence: how the run ended and how each worker did, the cause first."""
     # the cause first: a worker that failed on its own before one that failed because a peer left,
     # whichever wrote its error first (the two can write within the same moment)
-    order = sorted(workers, key=lambda w: (bool(w.stopped_with), "another worker closed" in w.said(),
+    order = sorted(workers, key=lambda w: (bool(w.stopped_with),
+                                           "another worker closed" in w.said(),
                                            0 if w.stopped_with else w.when(), w.rank))
-    return f"The run with {len(workers)} workers {how}: " + "; ".join(w.ending() for w in order) + "."
+    return (f"The run with {len(workers)} workers {how}: "
+            + "; ".join(w.ending() for w in order) + ".")
 
 
 def start(rank, command, outdir, env):
-    """Start worker `rank` (command: its argv) as the leader of its own process group, logging to files."""
+    """Start worker `rank` (command: its argv) as the leader of its own process group, logging to
+    files."""
     group = {"start_new_session": True} if os.name == "posix" else \
         {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
-    with open(outdir / f"stdout{rank}.txt", "wb") as out, open(outdir / f"stderr{rank}.txt", "wb") as err:
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err, env=env, **group)
+    with open(outdir / f"stdout{rank}.txt", "wb") as out, \
+            open(outdir / f"stderr{rank}.txt", "wb") as err:
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out, stderr=err, env=env,
+                                   **group)
     return Worker(rank, process, outdir)

@@ -120,7 +120,7 @@ def tiny(tmp_path_factory):
     folder = gpt2.build_tiny(tmp_path_factory.mktemp("cache") / "tiny")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    with gpt2._no_progress_bars():
+    with gpt2.no_progress_bars():
         return AutoModelForCausalLM.from_pretrained(folder).eval(), AutoTokenizer.from_pretrained(folder), folder
 
 

@@ -45,7 +45,7 @@ def tiny_opt(folder):
     tokenizer = AutoTokenizer.from_pretrained(str(gpt2.build_tiny()))
     config = OPTConfig(vocab_size=len(tokenizer), hidden_size=32, ffn_dim=128, num_hidden_layers=2,
                        num_attention_heads=4, word_embed_proj_dim=32, max_position_embeddings=64)
-    with torch.random.fork_rng(devices=[]), gpt2._no_progress_bars():
+    with torch.random.fork_rng(devices=[]), gpt2.no_progress_bars():
         OPTForCausalLM(config).save_pretrained(folder)
         tokenizer.save_pretrained(folder)
     return folder

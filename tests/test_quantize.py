@@ -11,6 +11,7 @@ import pytest
 import torch
 from torch import nn
 
+from helpers import int_kernels
 from helpers import quantize as Q
 from helpers.ffn import FFN
 from helpers.gated import GatedMLP
@@ -337,19 +338,19 @@ def test_int8_matmul_stays_exact_where_the_kernel_saturates(monkeypatch):
         return (a.long() @ b.long()).clamp(-2**15, 2**15 - 1).int()
 
     monkeypatch.setattr(torch, "_int_mm", saturating)
-    monkeypatch.setattr(Q, "_EXACT", {})
+    monkeypatch.setattr(int_kernels, "_EXACT", {})
     g = torch.Generator().manual_seed(11)
     a = torch.randint(-127, 128, (5, 3000), generator=g, dtype=torch.int8)
     b = torch.randint(-127, 128, (3000, 7), generator=g, dtype=torch.int8)
-    assert torch.equal(Q.int8_matmul(a, b).long(), a.long() @ b.long()) and Q._EXACT == {"cpu": False}
+    assert torch.equal(Q.int8_matmul(a, b).long(), a.long() @ b.long()) and int_kernels._EXACT == {"cpu": False}
 
 
 @pytest.mark.skipif(platform.machine().lower() not in {"x86_64", "amd64"}, reason="ONEDNN_MAX_CPU_ISA names x86 sets")
 def test_int8_matmul_is_exact_on_an_avx2_laptop():
     """Run as a CPU without VNNI (oneDNN limited to AVX2), where torch._int_mm's sums saturate."""
-    probe = ("import torch; from helpers import quantize as Q; "
+    probe = ("import torch; from helpers import int_kernels, quantize as Q; "
              "a = torch.full((4, 3000), 127, dtype=torch.int8); b = torch.full((3000, 4), -127, dtype=torch.int8); "
-             "print(bool((Q.int8_matmul(a, b) == -3000 * 127 * 127).all()), Q._EXACT['cpu'])")
+             "print(bool((Q.int8_matmul(a, b) == -3000 * 127 * 127).all()), int_kernels._EXACT['cpu'])")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "ONEDNN_MAX_CPU_ISA": "AVX2"})
     assert done.stdout.split()[:1] == ["True"], done.stdout + done.stderr[-2000:]

@@ -33,7 +33,7 @@ WHERE = {
     "helpers/progress.py": "the line a progress bar leaves when its loop ends (notebooks 03, 08, 10, 16)",
     "helpers/demos/nb": "notebook {nn}'s live demo: a figure's title, axis label, legend or text, or a control's name",
     "helpers/plots.py": "a figure's title, axis label or legend (the course's plots)",
-    "helpers/validate.py": "an error a helper raises when it is called wrongly (names the argument, expected and got)",
+    "helpers/validate": "an error a helper raises when it is called wrongly (names the argument, expected and got)",
     "tools/slide_layout.py": "a deck's mark (make slides) above a piece of a code cell or a list cut across slides",
     "tools/": "the set-up (make's install steps), printed in a terminal",
 }

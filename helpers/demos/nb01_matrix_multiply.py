@@ -18,10 +18,14 @@ BLANK = "white"
 
 SAMPLE = {"T": 16, "d": 32, "m": 128}
 # The live title's templates by (one weight, one token), translated once and filled at each move.
-TITLES = {(False, False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, shared by all {T} tokens"),
-          (False, True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, shared by all {T} token"),
-          (True, False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, shared by all {T} tokens"),
-          (True, True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, shared by all {T} token")}
+TITLES = {(False, False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, "
+                             "shared by all {T} tokens"),
+          (False, True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weights, "
+                             "shared by all {T} token"),
+          (True, False): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, "
+                             "shared by all {T} tokens"),
+          (True, True): say("X @ W = Z: 2·T·d·m = {flops:,} FLOPs; W holds {weights:,} weight, "
+                            "shared by all {T} token")}
 
 
 def _cells(ax, values, left, top, fill, numbers=True):
@@ -67,14 +71,16 @@ def dot_product(x, W, column):
         ax.text(left_W + c + 0.5, -0.3, f"{c + 1}", ha="center", va="top", fontsize=9,
                 weight="bold" if c == column else "normal")
     terms = " + ".join(f"({a:g})·({b:g})" for a, b in zip(x, W[:, column], strict=True))
-    ax.text(left_W + m / 2, -1.3, said("output {n} = {terms} = {value:g}", n=column + 1, terms=terms, value=z[column]),
+    ax.text(left_W + m / 2, -1.3, said("output {n} = {terms} = {value:g}", n=column + 1,
+                                       terms=terms, value=z[column]),
             ha="center", va="top", fontsize=10)
     ax.set_xlim(-0.3, left_z + m + 0.3)
     ax.set_ylim(-2.3, d + 1.2)
     ax.set_aspect("equal")
     ax.set_axis_off()
-    ax.set_title(said("Output {n} = x · column {n} of W = {value:g}: each output has its own column",
-                      n=column + 1, value=z[column]), fontsize=11)
+    ax.set_title(said(
+        "Output {n} = x · column {n} of W = {value:g}: each output has its own column",
+        n=column + 1, value=z[column]), fontsize=11)
     return fig
 
 
@@ -103,8 +109,8 @@ def changed_rows(X, X_changed, Z, Z_changed):
     ax.set_axis_off()
     rows_in = ", ".join(str(t) for t in sorted(set(np.nonzero(moved_in)[0].tolist())))
     rows_out = ", ".join(str(t) for t in sorted(set(np.nonzero(moved_out)[0].tolist())))
-    ax.set_title(said("Change token {rows_in}: row {rows_out} of Z moves, the others stay bit for bit",
-                      rows_in=rows_in, rows_out=rows_out), fontsize=11)
+    ax.set_title(said("Change token {rows_in}: row {rows_out} of Z moves, the others stay bit for "
+                      "bit", rows_in=rows_in, rows_out=rows_out), fontsize=11)
     return fig
 
 
@@ -157,8 +163,8 @@ def _place(artists, T, d, m):
     bottom = -high - (height_px / scale - high) * pad_bottom / (pad_top + pad_bottom)
     ax.set_xlim(left, left + width_px / scale)
     ax.set_ylim(bottom, bottom + height_px / scale)
-    ax.set_title(artists["titles"][d * m == 1, T == 1].format(flops=2 * T * d * m, weights=d * m, T=T),
-                 fontsize=11)
+    ax.set_title(artists["titles"][d * m == 1, T == 1].format(
+        flops=2 * T * d * m, weights=d * m, T=T), fontsize=11)
 
 
 def draw(fig, T, d, m):
@@ -167,7 +173,8 @@ def draw(fig, T, d, m):
     ax = fig.add_axes((0.02, 0.02, 0.96, 0.8))
     ax.set_axis_off()
     artists = {"ax": ax, "blocks": [_block(ax, color) for color in (INPUT, WEIGHT, OUTPUT)],
-               "signs": [ax.text(0, 0, sign, ha="center", va="center", fontsize=14) for sign in "@="],
+               "signs": [ax.text(0, 0, sign, ha="center", va="center", fontsize=14)
+                         for sign in "@="],
                "titles": {key: translate(template) for key, template in TITLES.items()}}
     _place(artists, T, d, m)
     return artists
@@ -177,13 +184,17 @@ def update(fig, artists, T, d, m):
     """Lay the blocks out again for new sizes; every artist moves, so all are returned (what
     stays is the blank figure)."""
     _place(artists, T, d, m)
-    return [*(a for block in artists["blocks"] for a in block), *artists["signs"], artists["ax"].title]
+    return [*(a for block in artists["blocks"] for a in block), *artists["signs"],
+            artists["ax"].title]
 
 
 def make():
     controls = {
-        "T": IntSlider(value=4, min=1, max=64, description=said("T (tokens)"), continuous_update=False),
-        "d": IntSlider(value=4, min=1, max=64, description=said("d (input size)"), continuous_update=False),
-        "m": IntSlider(value=8, min=1, max=256, description=said("m (output size)"), continuous_update=False),
+        "T": IntSlider(value=4, min=1, max=64, description=said("T (tokens)"),
+                       continuous_update=False),
+        "d": IntSlider(value=4, min=1, max=64, description=said("d (input size)"),
+                       continuous_update=False),
+        "m": IntSlider(value=8, min=1, max=256, description=said("m (output size)"),
+                       continuous_update=False),
     }
     return LiveFigure(draw, controls, figsize=(8.0, 3.5), title="X @ W = Z", update=update)

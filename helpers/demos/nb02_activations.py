@@ -94,13 +94,15 @@ def draw(fig, names, x_range):
     slot.hold([lines[0][name] for name in NAMES if name in names])
     ax_f.set(title=said("f(x) over the chosen range"), ylabel="f(x)")
     ax_d.set(title=said("f'(x): exactly 0 means no gradient"), ylabel="f'(x)")
-    empty = ax_f.text(0.5, 0.5, said("pick at least one activation"), ha="center", transform=ax_f.transAxes,
-                      visible=not names)
+    empty = ax_f.text(0.5, 0.5, said("pick at least one activation"), ha="center",
+                      transform=ax_f.transAxes, visible=not names)
     fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.9, wspace=0.22)  # fixed: fast
     _pin_xlabels(fig, (ax_f, ax_d))
-    # The tick labels and y labels follow the limits on every move: drawn from images of their strings.
+    # The tick labels and y labels follow the limits on every move: drawn from images of their
+    # strings.
     ticks = [FollowingTickLabels(axis) for ax in (ax_f, ax_d) for axis in (ax.xaxis, ax.yaxis)]
-    artists = {"axes": (ax_f, ax_d), "lines": lines, "zeros": zeros, "names": tuple(names), "slot": slot,
+    artists = {"axes": (ax_f, ax_d), "lines": lines, "zeros": zeros, "names": tuple(names),
+               "slot": slot,
                "legend": ax_f.add_artist(Stamp([slot])), "empty": empty, "ticks": ticks,
                "y labels": [y_label(ax.yaxis) for ax in (ax_f, ax_d)],
                "x labels": [in_place(ax.xaxis.label) for ax in (ax_f, ax_d)]}
@@ -147,4 +149,5 @@ def make():
         "x_range": FloatRangeSlider(value=(-4.0, 4.0), min=-10.0, max=10.0, step=0.5,
                                     description=said("x range"), continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title=said("ReLU vs GELU vs SiLU"), update=update)
+    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title=said("ReLU vs GELU vs SiLU"),
+                      update=update)

@@ -34,7 +34,8 @@ def _hidden_layers(d_model):
     this d_model. Each d_ff draws x, W1 and b1 in turn from a generator seeded 3, so a shape's
     numbers are the first ones of one long stream: drawn once for all its d_ff."""
     longest = max(EXPANSIONS) * d_model
-    stream = np.random.default_rng(3).standard_normal(d_model * (1 + longest) + longest, dtype=np.float32)
+    stream = np.random.default_rng(3).standard_normal(d_model * (1 + longest) + longest,
+                                                      dtype=np.float32)
     x = stream[:d_model]
     layers = {}
     for d_ff in (e * d_model for e in EXPANSIONS):
@@ -56,18 +57,21 @@ def _numbers(d_model, expansion, activation, lang):
     language `lang` (part of the cache's key: a title said in Korean is not kept for English)."""
     d_ff = expansion * d_model
     params = 2 * d_model * d_ff + d_ff + d_model
-    flops = 4 * d_model * d_ff                      # per token: two matmuls, 2 FLOPs per multiply-add
+    # per token: two matmuls, 2 FLOPs per multiply-add
+    flops = 4 * d_model * d_ff
     h = np.sort(_hidden(d_model, d_ff))
     a = activations.get(activation)(h)
     shown = np.unique(np.linspace(0, d_ff - 1, SHOWN).astype(int))
     return {
         "widths": [d_model, d_ff, d_ff, d_model],
         "names": ["x", "x @ W1 + b1", activation, "out"],
-        "left_title": said("d_ff = {expansion} x {d_model} = {d_ff:,}\n{params:,} parameters, {flops:,} FLOPs per token",
-                           expansion=expansion, d_model=d_model, d_ff=d_ff, params=params, flops=flops),
+        "left_title": said("d_ff = {expansion} x {d_model} = {d_ff:,}\n"
+                           "{params:,} parameters, {flops:,} FLOPs per token",
+                           expansion=expansion, d_model=d_model, d_ff=d_ff, params=params,
+                           flops=flops),
         "before": h[shown], "after": a[shown], "span": [h[0], h[-1]],
-        "right_title": said("One token's {d_ff:,} hidden units: each one's output against its input",
-                            d_ff=d_ff),
+        "right_title": said(
+            "One token's {d_ff:,} hidden units: each one's output against its input", d_ff=d_ff),
     }
 
 
@@ -77,9 +81,10 @@ def _widths(ax, n):
     bars, labels = [], []
     for i, (w, label) in enumerate(zip(n["widths"], n["names"], strict=True)):
         share = w / max(n["widths"])
-        bars += ax.barh(i, share, left=-share / 2, color=COLORS["mlp"] if i in (1, 2) else "#9ecae1",
-                        edgecolor="black").patches
-        labels.append(ax.add_artist(Label(0, i, f"{label}\n({w:,})", ha="center", va="center", fontsize=9)))
+        bars += ax.barh(i, share, left=-share / 2, color=COLORS["mlp"] if i in (1, 2)
+                        else "#9ecae1", edgecolor="black").patches
+        labels.append(ax.add_artist(Label(0, i, f"{label}\n({w:,})", ha="center", va="center",
+                                          fontsize=9)))
     ax.set_xlim(-0.55, 0.55)
     ax.set_yticks(range(4), ["input", "up", "activation", "down"])
     ax.set_xticks([])
@@ -97,10 +102,12 @@ def _hidden_panel(ax_h, n, activation):
     leaves the line, the activation changed that unit. Fixed axes; the activation's name labels its
     points. Returns the line, the points and that label."""
     color = COLORS.get(activation, "black")
-    (before,) = ax_h.plot(n["span"], n["span"], color=COLORS["neutral"], lw=1, label=said("unchanged: output = input"))
+    (before,) = ax_h.plot(n["span"], n["span"], color=COLORS["neutral"], lw=1,
+                          label=said("unchanged: output = input"))
     (after,) = ax_h.plot(n["before"], n["after"], ".", color=color, ms=3)
     # Above the flat left part of every activation, below the legend.
-    label = ax_h.add_artist(Label(-3.9, 0.3, said("after {activation}", activation=activation), color=color, fontsize=9, va="bottom"))
+    label = ax_h.add_artist(Label(-3.9, 0.3, said("after {activation}", activation=activation),
+                                  color=color, fontsize=9, va="bottom"))
     ax_h.set_xlim(-VALUE_LIMIT, VALUE_LIMIT)
     ax_h.set_xticks(range(-4, 5))
     ax_h.set_ylim(-VALUE_LIMIT, VALUE_LIMIT)
@@ -122,8 +129,8 @@ def draw(fig, d_model, expansion, activation):
     fig.subplots_adjust(left=0.13, right=0.97, wspace=0.3)
     # The titles drawn from images of them, one per setting (made when the figure shows: `ahead`).
     titles = [in_place(a.title) for a in (ax, ax_h)]
-    return {"ax": ax, "ax_h": ax_h, "bars": bars, "labels": labels, "before": before, "after": after,
-            "after_label": after_label, "titles": titles}
+    return {"ax": ax, "ax_h": ax_h, "bars": bars, "labels": labels, "before": before,
+            "after": after, "after_label": after_label, "titles": titles}
 
 
 def update(fig, artists, d_model, expansion, activation):
@@ -131,7 +138,8 @@ def update(fig, artists, d_model, expansion, activation):
     changed, so that a move repaints only these."""
     n = _numbers(d_model, expansion, activation, language.current())
     widest = max(n["widths"])
-    for bar, text, w, label in zip(artists["bars"], artists["labels"], n["widths"], n["names"], strict=True):
+    for bar, text, w, label in zip(artists["bars"], artists["labels"], n["widths"], n["names"],
+                                   strict=True):
         bar.set_x(-w / widest / 2)
         bar.set_width(w / widest)
         text.set_text(f"{label}\n({w:,})")
@@ -145,8 +153,8 @@ def update(fig, artists, d_model, expansion, activation):
     artists["ax_h"].set_title(n["right_title"], fontsize=9, y=1.0)
     for label, text in zip(artists["titles"], (n["left_title"], n["right_title"]), strict=True):
         label.set_text(text)
-    return [*artists["bars"], *artists["labels"], artists["before"], artists["after"], artists["after_label"],
-            *artists["titles"]]
+    return [*artists["bars"], *artists["labels"], artists["before"], artists["after"],
+            artists["after_label"], *artists["titles"]]
 
 
 def _warm_up():
@@ -163,6 +171,7 @@ def make():
         "expansion": Dropdown(options=list(EXPANSIONS), value=4, description="d_ff / d_model"),
         "activation": Dropdown(options=list(ACTIVATIONS), value="gelu", description="activation"),
     }
-    every = [{"d_model": d, "expansion": e, "activation": a} for d in D_MODELS for e in EXPANSIONS for a in ACTIVATIONS]
-    return LiveFigure(draw, controls, figsize=(10.0, 4.0), title=said("The FFN of one token"), update=update,
-                      ahead=every)
+    every = [{"d_model": d, "expansion": e, "activation": a} for d in D_MODELS for e in EXPANSIONS
+             for a in ACTIVATIONS]
+    return LiveFigure(draw, controls, figsize=(10.0, 4.0), title=said("The FFN of one token"),
+                      update=update, ahead=every)

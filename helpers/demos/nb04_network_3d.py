@@ -23,7 +23,8 @@ SAMPLE = {"n_layers": 5, "d": 6, "activation": "gelu", "view": "side", "turn": 3
 EDGES = 60        # drawn in all: the strongest of each matrix, split evenly
 NODE_SIZE = 70    # points^2: a node about 8 points across
 EDGE_WIDTH = 1.3  # points: the width of an edge of average strength
-VIEWS = {"angled": (22.0, -58.0), "side": (6.0, -80.0)}   # (elev, azim): 3D depth, or the layer sizes
+# (elev, azim): 3D depth, or the layer sizes
+VIEWS = {"angled": (22.0, -58.0), "side": (6.0, -80.0)}
 
 
 def layer_sizes(n_layers, d):
@@ -54,11 +55,14 @@ def network(n_layers, d, activation, lang):
     (part of the cache's key: a title said in Korean is not kept for English)."""
     sizes = layer_sizes(n_layers, d)
     weights, values, pre = forward(sizes, activation)
-    widest = np.ceil(np.sqrt(max(sizes))) - 1                 # the largest grid's side, in node steps
-    positions = network3d.layer_positions(sizes, spacing=max(3.0, 1.5 * widest))   # grids never overlap
+    # the largest grid's side, in node steps
+    widest = np.ceil(np.sqrt(max(sizes))) - 1
+    # grids never overlap
+    positions = network3d.layer_positions(sizes, spacing=max(3.0, 1.5 * widest))
     starts = np.cumsum([0] + sizes)
     k = max(4, EDGES // len(weights))
-    edges = []                                            # (from node, to node, weight), matrix by matrix
+    # (from node, to node, weight), matrix by matrix
+    edges = []
     for i, W in enumerate(weights):
         rows, cols = network3d.strongest_edges(W, k)
         edges.append((starts[i] + rows, starts[i + 1] + cols, W[rows, cols]))
@@ -67,9 +71,10 @@ def network(n_layers, d, activation, lang):
     hidden = sum(len(h) for h in pre if h is not None)
     shown, total = sum(len(w) for *_, w in edges), sum(W.size for W in weights)
     title = said("{sizes} with {activation}: {off} of {hidden} hidden nodes off (x)\n"
-                 "{shown} strongest of {total:,} edges: solid w > 0, dashed w < 0; colour: node value",
-                 sizes=" -> ".join(map(str, sizes)), activation=activation, off=int(np.concatenate(off).sum()),
-                 hidden=hidden, shown=shown, total=total)
+                 "{shown} strongest of {total:,} edges: solid w > 0, dashed w < 0; "
+                 "colour: node value",
+                 sizes=" -> ".join(map(str, sizes)), activation=activation,
+                 off=int(np.concatenate(off).sum()), hidden=hidden, shown=shown, total=total)
     return np.concatenate(positions), np.concatenate(values), np.concatenate(off), edges, title
 
 
@@ -93,11 +98,13 @@ def draw(fig, n_layers, d, activation, view, turn):
     ax = fig.add_subplot()
     artists = {"ax": ax,
                "edges": ax.add_collection(LineCollection([], zorder=1)),
-               "nodes": network3d.draw_nodes(ax, np.zeros((1, 2)), np.zeros(1), vmax=1.0, size=NODE_SIZE),
+               "nodes": network3d.draw_nodes(ax, np.zeros((1, 2)), np.zeros(1), vmax=1.0,
+                                             size=NODE_SIZE),
                "off": ax.scatter([], [], s=1.6 * NODE_SIZE, zorder=3, **network3d.OFF_MARK)}
     ax.set_title(" ", fontsize=10)
     ax.set_aspect("equal")
-    ax.set_axis_off()                                     # a projection of 3D: screen axes mean nothing
+    # a projection of 3D: screen axes mean nothing
+    ax.set_axis_off()
     fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=0.88)
     update(fig, artists, n_layers, d, activation, view, turn)
     return artists
@@ -111,9 +118,11 @@ def update(fig, artists, n_layers, d, activation, view, turn):
     elev, azim = VIEWS[view]
     screen, depth = network3d.project(points, elev, azim + turn)   # (n, 2), (n,)
     lines = artists["edges"]
-    lines.set_segments(np.concatenate([np.stack([screen[a], screen[b]], axis=1) for a, b, _ in edges]))
+    lines.set_segments(np.concatenate([np.stack([screen[a], screen[b]], axis=1)
+                                       for a, b, _ in edges]))
     lines.set(colors=colors, linestyles=styles, linewidths=widths)
-    order = np.argsort(depth)                             # far nodes first: near ones paint over them
+    # far nodes first: near ones paint over them
+    order = np.argsort(depth)
     nodes = artists["nodes"]
     nodes.set_offsets(screen[order])
     nodes.set_array(values[order])
@@ -124,17 +133,21 @@ def update(fig, artists, n_layers, d, activation, view, turn):
     ax.set_title(title, fontsize=10)
     lo, hi = screen.min(axis=0), screen.max(axis=0)
     ax.set(xlim=(lo[0] - 0.8, hi[0] + 0.8), ylim=(lo[1] - 0.8, hi[1] + 0.8))
-    ax.apply_aspect()                                     # the box fits the picture before it is painted
+    # the box fits the picture before it is painted
+    ax.apply_aspect()
     return [lines, nodes, artists["off"], ax.title]
 
 
 def make():
     controls = {
         "n_layers": IntSlider(value=3, min=2, max=7, description="layers", continuous_update=False),
-        "d": IntSlider(value=4, min=1, max=6, description=said("d (nodes)"), continuous_update=False),
-        "activation": Dropdown(options=["relu", "gelu", "silu"], value="relu", description="activation"),
+        "d": IntSlider(value=4, min=1, max=6, description=said("d (nodes)"),
+                       continuous_update=False),
+        "activation": Dropdown(options=["relu", "gelu", "silu"], value="relu",
+                               description="activation"),
         "view": Dropdown(options=list(VIEWS), value="angled", description="view"),
-        "turn": FloatSlider(value=0.0, min=-180.0, max=180.0, step=15.0, description=said("turn (degrees)"),
-                            continuous_update=False),
+        "turn": FloatSlider(value=0.0, min=-180.0, max=180.0, step=15.0,
+                            description=said("turn (degrees)"), continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(6.4, 4.6), title=said("A network in 3D"), update=update)
+    return LiveFigure(draw, controls, figsize=(6.4, 4.6), title=said("A network in 3D"),
+                      update=update)

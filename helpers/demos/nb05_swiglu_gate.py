@@ -29,12 +29,14 @@ def draw(fig, up, gate_pre):
     ax = fig.add_subplot(1, 1, 1)
     gate = activations.silu(Z)
     g, title = _title(up, gate_pre)
-    ax.axhspan(0.0, 1.0, color=NEUTRAL, alpha=0.15, lw=0, zorder=0, label=said("a switch would stay in [0, 1]"))
+    ax.axhspan(0.0, 1.0, color=NEUTRAL, alpha=0.15, lw=0, zorder=0,
+               label=said("a switch would stay in [0, 1]"))
     ax.plot(Z, gate, "--", color=COLORS["silu"], label=said("gate g = SiLU(z)"))
     (output,) = ax.plot(Z, gate * up, color=COLORS["mlp"], label=said("output g * u"))
     (point,) = ax.plot([gate_pre], [g * up], "o", color="black", markersize=8)
     (gate_point,) = ax.plot([gate_pre], [g], "o", color=COLORS["silu"], markersize=6)
-    u_line = ax.axhline(up, color=NEUTRAL, linewidth=0.8, linestyle=":", label=said("u itself (gate = 1)"))
+    u_line = ax.axhline(up, color=NEUTRAL, linewidth=0.8, linestyle=":",
+                        label=said("u itself (gate = 1)"))
     ax.set_ylim(-4.0, 6.5)
     ax.set_xticks([-6, -3, 0, 3, 6])
     ax.set_yticks([-4, -2, 0, 2, 4, 6])
@@ -62,7 +64,8 @@ def make():
     controls = {
         "up": FloatSlider(value=2.0, min=-3.0, max=3.0, step=0.1, description=said("u (up)"),
                           continuous_update=False),
-        "gate_pre": FloatSlider(value=0.18, min=-6.0, max=6.0, step=0.01, description=said("z (gate in)"),
-                                continuous_update=False),
+        "gate_pre": FloatSlider(value=0.18, min=-6.0, max=6.0, step=0.01,
+                                description=said("z (gate in)"), continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(7.5, 4.0), title=said("SiLU(gate) * up"), update=update)
+    return LiveFigure(draw, controls, figsize=(7.5, 4.0), title=said("SiLU(gate) * up"),
+                      update=update)

@@ -30,7 +30,8 @@ _FIELDS = {
 }
 _LLAMA_FIELDS = ("hidden_size", "num_hidden_layers", "intermediate_size", "num_attention_heads")
 _EXPERT_FIELDS = ("moe_intermediate_size", "shared_expert_intermediate_size")
-# Each component's name as drawn (a row's, or one of the parts the "other" row lists), and its colour.
+# Each component's name as drawn (a row's, or one of the parts the "other" row lists), and its
+# colour.
 _PARTS = {
     "embedding": ("token embedding", COLORS["embedding"]),
     "position_embedding": ("position embedding", COLORS["embedding"]),
@@ -43,12 +44,14 @@ _PARTS = {
 TINY = 0.01          # parts under 1% of the total share one "other" row
 PER_TOKEN = "MLP, per token"
 OTHER = "other (< 1% each)"
-PHRASES = {label: say(label) for label in [name for name, _ in _PARTS.values() if name != "MLP"] + [OTHER, PER_TOKEN]}
+PHRASES = {label: say(label) for label in [name for name, _ in _PARTS.values()
+                                           if name != "MLP"] + [OTHER, PER_TOKEN]}
 MAX_ROWS = len(_PARTS) + 1          # every part, or all but one and "other"; and the MLP per token
 BAR = 0.8                           # a bar's height, in rows
 TICKS = [0, 25, 50, 75, 100]        # the share axis, in %
 LABEL_GAP = 7                       # points from the axis to a row's name: a tick and its pad
-YLABEL_X = -0.25                    # the y label's place, in axes widths: left of "position embedding"
+# the y label's place, in axes widths: left of "position embedding"
+YLABEL_X = -0.25
 
 
 def scaled_config(model, d_scale=1.0, layer_scale=1.0, ff_scale=1.0):
@@ -73,9 +76,9 @@ def scaled_config(model, d_scale=1.0, layer_scale=1.0, ff_scale=1.0):
 
 
 def rows(b):
-    """[(label, share in %, parameters, note, colour)] of a Breakdown: a row for each part of at least
-    TINY of the total, one "other" row for the smaller ones (its note: their names, a tuple), and for
-    an MoE the MLP's share of the parameters one token uses (its note: a Text)."""
+    """[(label, share in %, parameters, note, colour)] of a Breakdown: a row for each part of at
+    least TINY of the total, one "other" row for the smaller ones (its note: their names, a tuple),
+    and for an MoE the MLP's share of the parameters one token uses (its note: a Text)."""
     found, small = [], []
     for name, count in b.components.items():
         label, color = _PARTS[name]
@@ -85,16 +88,18 @@ def rows(b):
             small.append((label, count))
     if small:
         count = sum(c for _, c in small)
-        found.append((OTHER, 100 * count / b.total, count, tuple(label for label, _ in small), COLORS["neutral"]))
+        found.append((OTHER, 100 * count / b.total, count, tuple(label for label, _ in small),
+                      COLORS["neutral"]))
     if b.active != b.total:
-        found.append((PER_TOKEN, 100 * b.mlp_active_share, b.mlp_active, say("of {active}", active=human(b.active)),
-                      COLORS["mlp"]))
+        found.append((PER_TOKEN, 100 * b.mlp_active_share, b.mlp_active,
+                      say("of {active}", active=human(b.active)), COLORS["mlp"]))
     return found
 
 
 @cache
 def breakdown(model, d_scale, layer_scale, ff_scale):
-    """The parameter count of a model scaled by these factors, and its rows (the first part on top)."""
+    """The parameter count of a model scaled by these factors, and its rows (the first part on
+    top)."""
     b = count_params(scaled_config(model, d_scale, layer_scale, ff_scale))
     return b, rows(b)[::-1]
 
@@ -105,30 +110,35 @@ def title(model, b, scaled):
             else "{model}: {total} parameters, {share:.0%} of them in the MLP")
     lines = [said(size, model=model, total=human(b.total), share=b.mlp_share)]
     if b.active != b.total:
-        lines.append(said("one token uses {active}, {share:.0%} of them in the MLP (hatched)", active=human(b.active),
-                          share=b.mlp_active_share))
-    lines.append(said("d_model {d_model:,}, {n_layers} layers, d_ff {d_ff:,}", d_model=b.d_model, n_layers=b.n_layers,
-                      d_ff=b.d_ff))
+        lines.append(said("one token uses {active}, {share:.0%} of them in the MLP (hatched)",
+                          active=human(b.active), share=b.mlp_active_share))
+    lines.append(said("d_model {d_model:,}, {n_layers} layers, d_ff {d_ff:,}", d_model=b.d_model,
+                      n_layers=b.n_layers, d_ff=b.d_ff))
     return "\n".join(lines)
 
 
 def _add_rows(fig, artists, n):
-    """Room for n rows: a bar, its value and its name (a figure text: the axes' texts are the values)."""
+    """Room for n rows: a bar, its value and its name (a figure text: the axes' texts are the
+    values)."""
     ax = artists["ax"]
     name_at = offset_copy(ax.get_yaxis_transform(), fig=fig, x=-LABEL_GAP, units="points")
     for _ in range(len(artists["bars"]), n):
-        artists["bars"].append(ax.add_patch(Rectangle((0, 0), 0, BAR, edgecolor="white", visible=False)))
-        artists["values"].append(ax.add_artist(Label(0, 0, "", va="center", fontsize=9, visible=False)))
-        artists["names"].append(fig.add_artist(Label(0, 0, "", transform=name_at, ha="right", va="center_baseline",
-                                                     fontsize=matplotlib.rcParams["ytick.labelsize"],
+        artists["bars"].append(ax.add_patch(Rectangle((0, 0), 0, BAR, edgecolor="white",
+                                                      visible=False)))
+        artists["values"].append(ax.add_artist(Label(0, 0, "", va="center", fontsize=9,
                                                      visible=False)))
+        artists["names"].append(fig.add_artist(Label(
+            0, 0, "", transform=name_at, ha="right", va="center_baseline",
+            fontsize=matplotlib.rcParams["ytick.labelsize"], visible=False)))
 
 
 def _grid(ax):
     """Grid lines over the bars, as an axes draws them: at the share ticks and at every row."""
     rc = matplotlib.rcParams
-    return ax.add_collection(LineCollection([], colors=rc["grid.color"], linewidths=rc["grid.linewidth"],
-                                            linestyles=rc["grid.linestyle"], alpha=rc["grid.alpha"], zorder=1.5))
+    return ax.add_collection(LineCollection([], colors=rc["grid.color"],
+                                            linewidths=rc["grid.linewidth"],
+                                            linestyles=rc["grid.linestyle"], alpha=rc["grid.alpha"],
+                                            zorder=1.5))
 
 
 def draw(fig, model, d_scale, layer_scale, ff_scale):
@@ -142,24 +152,29 @@ def draw(fig, model, d_scale, layer_scale, ff_scale):
     ax.set_xlabel(said("share of all parameters"))
     ax.set_ylabel(said("part of the model"))
     ax.yaxis.set_label_coords(YLABEL_X, 0.5)
-    fig.subplots_adjust(left=0.245, right=0.97, top=0.79, bottom=0.14)  # no tight_layout: it draws twice
+    # no tight_layout: it draws twice
+    fig.subplots_adjust(left=0.245, right=0.97, top=0.79, bottom=0.14)
     artists = {"ax": ax, "bars": [], "values": [], "names": [], "grid": _grid(ax),
-               "ticks": ax.add_line(Line2D([], [], transform=ax.get_yaxis_transform(), marker=TICKLEFT,
+               "ticks": ax.add_line(Line2D([], [], transform=ax.get_yaxis_transform(),
+                                           marker=TICKLEFT,
                                            linestyle="", color=matplotlib.rcParams["ytick.color"],
                                            markersize=matplotlib.rcParams["ytick.major.size"],
                                            markeredgewidth=matplotlib.rcParams["ytick.major.width"],
                                            clip_on=False, zorder=1.5))}
     _add_rows(fig, artists, len(breakdown(model, d_scale, layer_scale, ff_scale)[1]))
     _fill(artists, model, d_scale, layer_scale, ff_scale)
-    artists["title"] = in_place(ax.title)   # drawn from an image of each title (every model's: `ahead`)
+    # drawn from an image of each title (every model's: `ahead`)
+    artists["title"] = in_place(ax.title)
     return artists
 
 
 def _fill(artists, model, d_scale, layer_scale, ff_scale):
-    """Set the bars, values, names, ticks, grid and title of a setting; hide the rows it does not use."""
+    """Set the bars, values, names, ticks, grid and title of a setting; hide the rows it does not
+    use."""
     b, found = breakdown(model, d_scale, layer_scale, ff_scale)
     n, ax = len(found), artists["ax"]
-    for y, (bar, value, name) in enumerate(zip(artists["bars"], artists["values"], artists["names"], strict=True)):
+    for y, (bar, value, name) in enumerate(zip(artists["bars"], artists["values"], artists["names"],
+                                               strict=True)):
         for artist in (bar, value, name):
             artist.set_visible(y < n)
         if y < n:
@@ -168,7 +183,8 @@ def _fill(artists, model, d_scale, layer_scale, ff_scale):
     bottom, top = -BAR / 2 - pad, n - 1 + BAR / 2 + pad         # as autoscaling would fit n bars
     ax.set_ylim(bottom, top)
     artists["ticks"].set_data([0] * n, range(n))
-    artists["grid"].set_segments([[(x, bottom), (x, top)] for x in TICKS] + [[(0, y), (100, y)] for y in range(n)])
+    artists["grid"].set_segments([[(x, bottom), (x, top)] for x in TICKS]
+                                 + [[(0, y), (100, y)] for y in range(n)])
     ax.set_title(title(model, b, (d_scale, layer_scale, ff_scale) != (1.0, 1.0, 1.0)), y=1.0)
     if "title" in artists:
         artists["title"].set_text(ax.get_title())
@@ -199,20 +215,21 @@ def update(fig, artists, model, d_scale, layer_scale, ff_scale):
     _add_rows(fig, artists, MAX_ROWS)        # once: every later move repaints the same artists
     _fill(artists, model, d_scale, layer_scale, ff_scale)
     ax = artists["ax"]
-    return [*artists["bars"], *artists["values"], *artists["names"], artists["grid"], artists["ticks"],
-            ax.spines["left"], ax.spines["bottom"], artists["title"]]
+    return [*artists["bars"], *artists["values"], *artists["names"], artists["grid"],
+            artists["ticks"], ax.spines["left"], ax.spines["bottom"], artists["title"]]
 
 
 def make():
     names = shipped_configs()
     controls = {
         "model": Dropdown(options=names, value="gpt3-175b", description=said("model name")),
-        "d_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description=said("width (d_model) x"),
-                               continuous_update=False),
-        "layer_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description=said("depth (layers) x"),
-                                   continuous_update=False),
-        "ff_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25, description=said("MLP width (d_ff) x"),
-                                continuous_update=False),
+        "d_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25,
+                               description=said("width (d_model) x"), continuous_update=False),
+        "layer_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25,
+                                   description=said("depth (layers) x"), continuous_update=False),
+        "ff_scale": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25,
+                                description=said("MLP width (d_ff) x"), continuous_update=False),
     }
-    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title=said("Where the parameters are"), update=update,
+    return LiveFigure(draw, controls, figsize=(8.0, 4.0), title=said("Where the parameters are"),
+                      update=update,
                       ahead=[{"model": name} for name in names])   # every model at the scales shown

@@ -25,7 +25,8 @@ from helpers.widgets import LiveFigure
 T, D_MODEL = 8, 16
 LAYERS = ("attention (causal)", "attention (no mask)", "MLP")
 SAMPLE = {"token": 6, "layer": "attention (no mask)"}
-LAYER_NAMES = {layer: say(layer) for layer in LAYERS[:2]}   # what the controls and the title call each (MLP: a name)
+# what the controls and the title call each (MLP: a name)
+LAYER_NAMES = {layer: say(layer) for layer in LAYERS[:2]}
 UNUSED = "#eeeeee"   # a light grey: an input the output does not use
 MAP_X = 11           # where the map starts, right of the diagram
 OUTPUT_Y = 6         # the height of the output node in the diagram
@@ -70,7 +71,8 @@ def _labels(ax):
 
 
 def draw(fig, token, layer, table):
-    """Left: lines into output `token` from every input that moves it. Right: the whole map, its row framed.
+    """Left: lines into output `token` from every input that moves it. Right: the whole map, its row
+    framed.
 
     Both halves share one axes without ticks: an axes' tick machinery is the slow part of a redraw.
     Returns the artists that `update` changes.
@@ -78,13 +80,16 @@ def draw(fig, token, layer, table):
     ax = fig.add_subplot(1, 1, 1)
     # the diagram: inputs at height 0, outputs at height OUTPUT_Y, token t at x = t
     artists = {"ax": ax, "lines": ax.add_collection(LineCollection([])),
-               "nodes": ax.scatter(np.zeros(T + 1), np.zeros(T + 1), s=300, edgecolors="black", zorder=3),
-               "numbers": [ax.text(t, 0, str(t), ha="center", va="center", zorder=4) for t in range(1, T + 1)],
+               "nodes": ax.scatter(np.zeros(T + 1), np.zeros(T + 1), s=300, edgecolors="black",
+                                   zorder=3),
+               "numbers": [ax.text(t, 0, str(t), ha="center", va="center", zorder=4)
+                           for t in range(1, T + 1)],
                "output": ax.text(token, OUTPUT_Y, str(token), ha="center", va="center", zorder=4),
                # the map: output i's row at height T - i, input j's column at x = MAP_X + j
-               "map": ax.pcolormesh(MAP_X + 0.5 + np.arange(T + 1), T - 0.5 - np.arange(T + 1), np.zeros((T, T)),
-                                    vmin=0, vmax=1),
-               "frame": ax.add_patch(Rectangle((MAP_X + 0.5, 0), T, 1, fill=False, edgecolor="black", lw=2))}
+               "map": ax.pcolormesh(MAP_X + 0.5 + np.arange(T + 1), T - 0.5 - np.arange(T + 1),
+                                    np.zeros((T, T)), vmin=0, vmax=1),
+               "frame": ax.add_patch(Rectangle((MAP_X + 0.5, 0), T, 1, fill=False,
+                                               edgecolor="black", lw=2))}
     _labels(ax)
     ax.set_xlim(-1.2, MAP_X + T + 0.7)
     ax.set_ylim(-2.0, T + 0.4)
@@ -96,8 +101,8 @@ def draw(fig, token, layer, table):
 
 
 def update(fig, artists, token, layer, table):
-    """Draw output `token`'s lines, its inputs' colours, the map of `layer` and its framed row, and the
-    title; return what changed (the input numbers too: they are painted over their nodes)."""
+    """Draw output `token`'s lines, its inputs' colours, the map of `layer` and its framed row, and
+    the title; return what changed (the input numbers too: they are painted over their nodes)."""
     C = table[layer].numpy()
     colour = COLORS["attention" if "attention" in layer else "mlp"]
     used = C[token - 1] > 1e-9
@@ -115,19 +120,23 @@ def update(fig, artists, token, layer, table):
     artists["map"].set_cmap(ListedColormap([UNUSED, colour]))
     artists["frame"].set_y(T - 0.5 - token)
     ax = artists["ax"]
-    ax.set_title(said("{layer}: output {token} uses inputs {inputs}", layer=LAYER_NAMES.get(layer, layer), token=token,
-                      inputs=inputs))
-    return [lines, nodes, *artists["numbers"], artists["output"], artists["map"], artists["frame"], ax.title]
+    ax.set_title(said("{layer}: output {token} uses inputs {inputs}",
+                      layer=LAYER_NAMES.get(layer, layer), token=token, inputs=inputs))
+    return [lines, nodes, *artists["numbers"], artists["output"], artists["map"], artists["frame"],
+            ax.title]
 
 
 def make():
     x = torch.randn(T, D_MODEL, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
     table = {name: changes(layer, x) for name, layer in build_layers().items()}
     controls = {
-        "token": IntSlider(value=3, min=1, max=T, description=said("output token"), continuous_update=False),
-        "layer": Dropdown(options=[(translate(LAYER_NAMES[layer]) if layer in LAYER_NAMES else layer, layer) for layer in LAYERS],
+        "token": IntSlider(value=3, min=1, max=T, description=said("output token"),
+                           continuous_update=False),
+        "layer": Dropdown(options=[(translate(LAYER_NAMES[layer]) if layer in LAYER_NAMES
+                                    else layer, layer) for layer in LAYERS],
                           value=LAYERS[0], description="layer"),
     }
     return LiveFigure(lambda fig, token, layer: draw(fig, token, layer, table), controls,
                       figsize=(7.4, 3.5), title=said("Which input tokens an output uses"),
-                      update=lambda fig, artists, token, layer: update(fig, artists, token, layer, table))
+                      update=lambda fig, artists, token,
+                      layer: update(fig, artists, token, layer, table))

@@ -18,7 +18,8 @@ from helpers.plots import COLORS
 from helpers.widgets import LiveFigure
 
 D_MODEL, N_HEAD, T, MAX_DEPTH = 32, 4, 8, 24
-KINDS = {"pre-LN (GPT-2)": Block, "post-LN (original)": PostLNBlock, "parallel (GPT-J, PaLM)": ParallelBlock}
+KINDS = {"pre-LN (GPT-2)": Block, "post-LN (original)": PostLNBlock,
+         "parallel (GPT-J, PaLM)": ParallelBlock}
 KIND_NAMES = {kind: say(kind) for kind in KINDS}   # what the control and the title call each
 SAMPLE = {"depth": 24, "residual": False, "kind": "parallel (GPT-J, PaLM)"}
 
@@ -29,7 +30,8 @@ def _norm(t):
 
 @torch.no_grad()
 def trace(blocks, x, residual=True):
-    """Norms through a stack: {'stream': L + 1 values, 'attn': L, 'mlp': L} for x (B, T, d_model)."""
+    """Norms through a stack: {'stream': L + 1 values, 'attn': L, 'mlp': L} for x (B, T,
+    d_model)."""
     out = {"stream": [_norm(x)], "attn": [], "mlp": []}
     for b in blocks:
         if isinstance(b, ParallelBlock):
@@ -57,10 +59,12 @@ def traces(seed=0):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)   # tiny tensors: one thread beats waking up several
     try:
-        x = torch.randn(1, T, D_MODEL, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+        x = torch.randn(1, T, D_MODEL, generator=torch.Generator().manual_seed(seed),
+                        dtype=torch.float64)
         table = {}
         for kind, cls in KINDS.items():
-            with seeded(seed):   # the blocks' own initialisation; the learner's generator is left alone
+            # the blocks' own initialisation; the learner's generator is left alone
+            with seeded(seed):
                 blocks = [cls(D_MODEL, N_HEAD).double() for _ in range(MAX_DEPTH)]
             for residual in (True, False):
                 table[kind, residual] = trace(blocks, x, residual)
@@ -70,7 +74,8 @@ def traces(seed=0):
 
 
 def _title(depth, residual, kind, t):
-    template = ("{kind}, {depth} blocks with residuals: |x| goes {first:.1f} -> {last:.1f}" if residual
+    template = ("{kind}, {depth} blocks with residuals: |x| goes {first:.1f} -> {last:.1f}"
+                if residual
                 else "{kind}, {depth} blocks without residuals: |x| goes {first:.1f} -> {last:.1f}")
     return said(template, kind=kind, depth=depth, first=t["stream"][0], last=t["stream"][depth])
 
@@ -82,7 +87,8 @@ def draw(fig, depth, residual, kind, table):
     layers = range(1, depth + 1)
     (stream,) = ax.plot(range(depth + 1), t["stream"][: depth + 1], "o-", color="black",
                         label=said("residual stream |x|"))
-    (attn,) = ax.plot(layers, t["attn"][:depth], "s--", color=COLORS["attention"], label=said("attention update"))
+    (attn,) = ax.plot(layers, t["attn"][:depth], "s--", color=COLORS["attention"],
+                      label=said("attention update"))
     (mlp,) = ax.plot(layers, t["mlp"][:depth], "^:", color=COLORS["mlp"], label=said("MLP update"))
     ax.set_xlim(-0.5, MAX_DEPTH + 0.5)
     ax.set_ylim(0, 1.1 * max(max(v) for v in table["pre-LN (GPT-2)", True].values()))
@@ -112,11 +118,12 @@ def make():
         "depth": IntSlider(value=12, min=1, max=MAX_DEPTH, description=said("depth (blocks)"),
                            continuous_update=False),
         "residual": Checkbox(value=True, description=said("residual connections")),
-        "kind": Dropdown(options=[(translate(name), kind) for kind, name in KIND_NAMES.items()], value="pre-LN (GPT-2)",
-                         description=said("block type")),
+        "kind": Dropdown(options=[(translate(name), kind) for kind, name in KIND_NAMES.items()],
+                         value="pre-LN (GPT-2)", description=said("block type")),
     }
     return LiveFigure(lambda fig, depth, residual, kind: draw(fig, depth, residual, kind, table),
-                      controls, figsize=(8.0, 3.8), title=said("The residual stream through a stack"),
+                      controls, figsize=(8.0, 3.8),
+                      title=said("The residual stream through a stack"),
                       update=lambda fig, lines, **values: update(fig, lines, table=table, **values))
 
 
@@ -127,23 +134,27 @@ _LAYOUTS = {
         "boxes": [(3, 1.9, "attn", "attention"), (1, 3.9, "ln_1", "norm"),
                   (3, 5.9, "mlp", "mlp"), (1, 7.9, "ln_2", "norm")],
         "adds": [(1, 2.9), (1, 6.9)],
-        "wires": [[(1, 0.3), (1, 2.65)], [(1, 3.15), (1, 3.5)], [(1, 4.3), (1, 6.65)], [(1, 7.15), (1, 7.5)],
-                  [(1, 8.3), (1, 9.6)], [(1, 0.9), (3, 0.9), (3, 1.5)], [(3, 2.3), (3, 2.9), (1.25, 2.9)],
-                  [(1, 4.9), (3, 4.9), (3, 5.5)], [(3, 6.3), (3, 6.9), (1.25, 6.9)]],
+        "wires": [[(1, 0.3), (1, 2.65)], [(1, 3.15), (1, 3.5)], [(1, 4.3), (1, 6.65)],
+                  [(1, 7.15), (1, 7.5)], [(1, 8.3), (1, 9.6)], [(1, 0.9), (3, 0.9), (3, 1.5)],
+                  [(3, 2.3), (3, 2.9), (1.25, 2.9)], [(1, 4.9), (3, 4.9), (3, 5.5)],
+                  [(3, 6.3), (3, 6.9), (1.25, 6.9)]],
     },
     say("pre-LN (GPT-2):\nnorm inside each branch"): {
         "boxes": [(3, 2.0, "ln_1", "norm"), (3, 3.3, "attn", "attention"),
                   (3, 6.0, "ln_2", "norm"), (3, 7.3, "mlp", "mlp")],
         "adds": [(1, 4.4), (1, 8.4)],
         "wires": [[(1, 0.3), (1, 4.15)], [(1, 4.65), (1, 8.15)], [(1, 8.65), (1, 9.6)],
-                  [(1, 1.0), (3, 1.0), (3, 1.6)], [(3, 2.4), (3, 2.9)], [(3, 3.7), (3, 4.4), (1.25, 4.4)],
-                  [(1, 5.0), (3, 5.0), (3, 5.6)], [(3, 6.4), (3, 6.9)], [(3, 7.7), (3, 8.4), (1.25, 8.4)]],
+                  [(1, 1.0), (3, 1.0), (3, 1.6)], [(3, 2.4), (3, 2.9)],
+                  [(3, 3.7), (3, 4.4), (1.25, 4.4)], [(1, 5.0), (3, 5.0), (3, 5.6)],
+                  [(3, 6.4), (3, 6.9)], [(3, 7.7), (3, 8.4), (1.25, 8.4)]],
     },
     say("parallel (GPT-J, PaLM):\none norm, both sublayers read it"): {
-        "boxes": [(3.2, 2.2, "ln", "norm"), (2.3, 4.0, "attn", "attention"), (4.1, 4.0, "mlp", "mlp")],
+        "boxes": [(3.2, 2.2, "ln", "norm"), (2.3, 4.0, "attn", "attention"),
+                  (4.1, 4.0, "mlp", "mlp")],
         "adds": [(1, 5.2), (1, 6.6)],
         "wires": [[(1, 0.3), (1, 4.95)], [(1, 5.45), (1, 6.35)], [(1, 6.85), (1, 9.6)],
-                  [(1, 1.2), (3.2, 1.2), (3.2, 1.8)], [(3.2, 2.6), (3.2, 3.0), (2.3, 3.0), (2.3, 3.6)],
+                  [(1, 1.2), (3.2, 1.2), (3.2, 1.8)],
+                  [(3.2, 2.6), (3.2, 3.0), (2.3, 3.0), (2.3, 3.6)],
                   [(3.2, 3.0), (4.1, 3.0), (4.1, 3.6)], [(2.3, 4.4), (2.3, 5.2), (1.25, 5.2)],
                   [(4.1, 4.4), (4.1, 6.6), (1.25, 6.6)]],
     },
@@ -159,10 +170,12 @@ def draw_layouts(fig):
             xs, ys = zip(*wire, strict=True)
             ax.plot(xs[:-1], ys[:-1], color="black", lw=1.3)
             ax.annotate("", xy=wire[-1], xytext=wire[-2],
-                        arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.3, "shrinkA": 0, "shrinkB": 0})
+                        arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 1.3, "shrinkA": 0,
+                                    "shrinkB": 0})
         for x, y, label, part in layout["boxes"]:
             ax.add_patch(FancyBboxPatch((x - 0.65, y - 0.4), 1.3, 0.8, boxstyle="round,pad=0.02",
-                                        fc=_FILL[part], ec="black", alpha=0.9 if part == "norm" else 0.55))
+                                        fc=_FILL[part], ec="black", alpha=0.9 if part == "norm"
+                                        else 0.55))
             ax.text(x, y, label, ha="center", va="center", fontsize=11, family="monospace")
         for x, y in layout["adds"]:
             ax.add_patch(Circle((x, y), 0.25, fc="white", ec="black", zorder=3))
@@ -174,5 +187,6 @@ def draw_layouts(fig):
         ax.set_aspect("equal")
         ax.axis("off")
         ax.set_title(translate(title), fontsize=10)
-    fig.suptitle(said("Where the norm sits: on the stream (post-LN) or inside the branches (pre-LN, parallel)"))
+    fig.suptitle(said("Where the norm sits: on the stream (post-LN) or inside the branches "
+                      "(pre-LN, parallel)"))
     fig.subplots_adjust(left=0.01, right=0.99, bottom=0.02, top=0.85, wspace=0.05)

@@ -11,29 +11,31 @@ artists over the same background, for any N, with no text to lay out.
 A ring all-reduce over N workers cuts each buffer into N chunks. In reduce-scatter step s
 (s = 0 .. N-2) worker r sends its chunk (r - s) % N to worker (r + 1) % N, which adds it to its
 own; then worker r holds the complete chunk (r + 1) % N. In all-gather step s worker r passes on
-the complete chunk (r + 1 - s) % N, and its neighbour keeps it. `ring_state` follows which
-workers' numbers each chunk holds.
+the complete chunk (r + 1 - s) % N, and its neighbour keeps it. helpers.demos.ring follows which
+workers' numbers each chunk holds and draws the grid.
 """
 
-import numpy as np
 from ipywidgets import Dropdown, IntSlider
-from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
-from matplotlib.ticker import NullLocator
 from matplotlib.transforms import offset_copy
 
+from helpers.demos.ring import (
+    WORKER_COLORS,
+    draw_ring,
+    fit_ring,
+    ring_grid,
+    show_step,
+    stepped_artists,
+)
 from helpers.demos.stamps import Label, in_place
 from helpers.language import said, say
-from helpers.plots import NEUTRAL, OKABE_ITO
+from helpers.plots import OKABE_ITO
 from helpers.widgets import LiveFigure
 
 SAMPLE = {"n_workers": 4, "step": 3}        # n_workers first: it sets the step slider's range
 N_WORKERS = [2, 3, 4, 6, 8]
 SENT_BELOW_PT = 29      # the demo's count of what was sent, in points below the axes
-# One Okabe-Ito colour per worker (colour-blind safe); black is kept for text.
-WORKER_COLORS = [OKABE_ITO[c] for c in ("orange", "sky_blue", "bluish_green", "yellow", "blue",
-                                        "vermillion", "reddish_purple")] + [NEUTRAL]
 
 
 def _box(ax, x, y, text, color="white", width=1.5, height=0.62):
@@ -45,11 +47,13 @@ def _box(ax, x, y, text, color="white", width=1.5, height=0.62):
 
 
 def _arrow(ax, start, end, color="black"):
-    ax.annotate("", xy=end, xytext=start, arrowprops={"arrowstyle": "->", "lw": 1.2, "color": color})
+    ax.annotate("", xy=end, xytext=start,
+                arrowprops={"arrowstyle": "->", "lw": 1.2, "color": color})
 
 
 def dataflow(n_workers=2, T="T"):
-    """A Figure: x goes to every worker; each makes a full-size partial output; one all-reduce sums them."""
+    """A Figure: x goes to every worker; each makes a full-size partial output; one all-reduce sums
+    them."""
     fig = Figure(figsize=(9.6, 1.0 + 1.15 * n_workers))
     ax = fig.add_axes((0.0, 0.0, 1.0, 0.86))
     ax.set_axis_off()
@@ -71,8 +75,10 @@ def dataflow(n_workers=2, T="T"):
          height=min(0.7 * n_workers + 0.4, 2.2))
     ax.set_xlim(-0.1, 11.3)
     ax.set_ylim(-0.6, n_workers - 0.4)
-    fig.suptitle(said("{n_workers} workers: each turns x into a full-size partial output from its own "
-                      "hidden units;\none all-reduce adds them up", n_workers=n_workers), fontsize=11)
+    fig.suptitle(said("{n_workers} workers: each turns x into a full-size partial output from its "
+                      "own hidden units;\n"
+                      "one all-reduce adds them up", n_workers=n_workers),
+                 fontsize=11)
     return fig
 
 
@@ -91,135 +97,33 @@ def rows_dataflow(n_workers=2, T="T"):
         _arrow(ax, (3.55, y), (3.9, y))
         _box(ax, 4.75, y, said("partial pre-act.\n({T}, d_ff)", T=T), width=1.6)
         _arrow(ax, (5.55, y), (6.05, middle))
-    _box(ax, 6.95, middle, said("all-reduce 1\n({T}, d_ff):\n4x the bytes", T=T), OKABE_ITO["vermillion"], width=1.6,
-         height=min(0.7 * n_workers + 0.3, 1.6))
+    _box(ax, 6.95, middle, said("all-reduce 1\n({T}, d_ff):\n4x the bytes", T=T),
+         OKABE_ITO["vermillion"], width=1.6, height=min(0.7 * n_workers + 0.3, 1.6))
     _arrow(ax, (7.75, middle), (8.1, middle))
     _box(ax, 8.65, middle, "+ b1,\nGELU", width=0.95, height=0.9)
     _arrow(ax, (9.15, middle), (9.5, middle))
-    _box(ax, 10.3, middle, said("W2, split again:\nall-reduce 2\n({T}, d_model)", T=T), OKABE_ITO["vermillion"],
-         width=1.5, height=min(0.7 * n_workers + 0.3, 1.6))
+    _box(ax, 10.3, middle, said("W2, split again:\nall-reduce 2\n({T}, d_model)", T=T),
+         OKABE_ITO["vermillion"], width=1.5, height=min(0.7 * n_workers + 0.3, 1.6))
     ax.set_xlim(-0.1, 11.2)
     ax.set_ylim(-0.6, n_workers - 0.4)
-    fig.suptitle(said("W1 cut by rows: each worker holds only part of every pre-activation, and GELU needs "
-                      "the whole sum,\nso an all-reduce of (T, d_ff) comes before GELU and a second one after W2"),
+    fig.suptitle(said("W1 cut by rows: each worker holds only part of every pre-activation, and "
+                      "GELU needs the whole sum,\n"
+                      "so an all-reduce of (T, d_ff) comes before GELU and a second one after W2"),
                  fontsize=11)
     return fig
 
 
 # ---- the ring all-reduce, step by step ------------------------------------------------------
 
-def ring_sends(n_workers, step):
-    """The (sender, chunk) pairs of ring step `step` (1 .. 2(N-1)); each goes to sender + 1."""
-    n, s = n_workers, step - 1
-    if s < n - 1:                                         # reduce-scatter step s
-        return [(r, (r - s) % n) for r in range(n)]
-    s -= n - 1                                            # all-gather step s
-    return [(r, (r + 1 - s) % n) for r in range(n)]
-
-
-def ring_state(n_workers, step):
-    """After `step` steps: held[r][c] = the set of workers whose numbers worker r's chunk c sums."""
-    held = [[{r} for _ in range(n_workers)] for r in range(n_workers)]
-    for k in range(1, step + 1):
-        moving = [(r, c, set(held[r][c])) for r, c in ring_sends(n_workers, k)]   # all send at once
-        for r, c, data in moving:
-            receiver = held[(r + 1) % n_workers]
-            receiver[c] = receiver[c] | data if k <= n_workers - 1 else data
-    return held
-
-
 def _phase(n_workers, step):
     """What step `step` does, as a phrase the title puts after its number."""
     if step == 0:
         return say("the start: each worker holds its own buffer, in N chunks")
     if step <= n_workers - 1:
-        return say("reduce-scatter {step} of {steps}: each adds the chunk it receives", step=step, steps=n_workers - 1)
-    return say("all-gather {step} of {steps}: each keeps the complete chunk it receives", step=step - n_workers + 1,
-               steps=n_workers - 1)
-
-
-def _cells(n_workers, step):
-    """The grid's colours after `step` steps (rows: workers; each chunk cut in N stripes, one per
-    worker whose numbers it sums) and the frames round the cells that hold the complete sum."""
-    n = n_workers
-    held = ring_state(n, step)
-    colors = np.array([to_rgb(WORKER_COLORS[w % len(WORKER_COLORS)]) for w in range(n)])
-    image = np.ones((n, n * n, 3))
-    frames = []
-    for r in range(n):
-        for c in range(n):
-            for w in held[r][c]:
-                image[r, c * n + w] = colors[w]
-            if len(held[r][c]) == n:
-                x0, x1, y0, y1 = c + 0.06, c + 0.94, r + 0.08, r + 0.92
-                frames += [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0), (np.nan, np.nan)]
-    return image, frames
-
-
-def _sends(n_workers, step):
-    """Where this step's arrows start, one per worker (worker N-1's goes round to worker 0 in two)."""
-    starts = []
-    for sender, c in ring_sends(n_workers, step):
-        starts.append((c + 0.5, sender + 0.6))
-        if sender == n_workers - 1:
-            starts.append((c + 0.5, -0.32))
-    return starts
-
-
-def ring_grid(ax, n_workers, text=None):
-    """The grid of N workers x N chunks, its labels, and the artists a step changes (returned).
-    text(x, y, string, **style): how the labels are made (ax.text by default)."""
-    n = n_workers
-    mesh = ax.pcolormesh(np.linspace(0, n, n * n + 1), np.arange(n + 1), np.ones((n, n * n, 3)))  # one mesh
-    grid = [ax.hlines(range(n + 1), 0, n, color="black", lw=1), ax.vlines(range(n + 1), 0, n, color="black", lw=1)]
-    (frames,) = ax.plot([], [], color="black", lw=2.5)
-    moves = [(0, 0.8)] * (n - 1) + [(0, 0.6), (0, 0.7)]   # the last goes down off the grid and in at the top
-    (us, vs) = zip(*moves, strict=True)
-    arrows = ax.quiver(np.zeros(n + 1), np.zeros(n + 1), us, vs, angles="xy", scale_units="xy", scale=1,
-                       width=0.006, color="black")
-    _fit(ax, n)
-    # Labels as plain text, not ticks: Tick objects cost more to make than this whole grid.
-    ax.xaxis.set_major_locator(NullLocator())
-    ax.yaxis.set_major_locator(NullLocator())
-    text = text or ax.text
-    labels = [text(c + 0.5, n + 0.42, str(c), ha="center", va="top", fontsize=10) for c in range(n)]
-    left = offset_copy(ax.transData, ax.figure, x=-4, units="points")   # 4 points left of the grid, for any N
-    labels += [text(0, r + 0.5, str(r), ha="right", va="center", fontsize=10, transform=left) for r in range(n)]
-    ax.grid(False)
-    for side in ("top", "right", "bottom", "left"):
-        ax.spines[side].set_visible(False)
-    return {"n": n, "mesh": mesh, "grid": grid, "frames": frames, "arrows": arrows, "labels": labels}
-
-
-def _fit(ax, n_workers):
-    """Axis limits that show the grid of n_workers, its labels and the arrows round the ring."""
-    ax.set_xlim(0, n_workers)
-    ax.set_ylim(n_workers + 0.4, -0.4)
-
-
-def _stepped(ring):
-    """The grid's artists that a step changes (the grid lines are drawn over the cells)."""
-    return [ring["mesh"], *ring["grid"], ring["frames"], ring["arrows"]]
-
-
-def show_step(ring, step):
-    """Colour the grid, frame the complete sums and point the arrows for the ring after `step` steps;
-    return the artists that changed."""
-    image, frames = _cells(ring["n"], step)
-    ring["mesh"].set_array(image)
-    ring["frames"].set_data(*(zip(*frames, strict=True) if frames else ([], [])))
-    ring["arrows"].set_visible(step > 0)
-    if step > 0:
-        ring["arrows"].set_offsets(_sends(ring["n"], step))
-    return _stepped(ring)
-
-
-def draw_ring(ax, n_workers, step):
-    """Worker rows x chunk columns; a cell is striped with the colours of the workers it sums, and
-    this step's sends are arrows. Returns the grid's artists (ring_grid)."""
-    ring = ring_grid(ax, n_workers)
-    show_step(ring, step)
-    return ring
+        return say("reduce-scatter {step} of {steps}: each adds the chunk it receives", step=step,
+                   steps=n_workers - 1)
+    return say("all-gather {step} of {steps}: each keeps the complete chunk it receives",
+               step=step - n_workers + 1, steps=n_workers - 1)
 
 
 def ring_steps(n_workers=3):
@@ -229,13 +133,15 @@ def ring_steps(n_workers=3):
     axes = fig.subplots(1, 2 * n - 1)
     for step, ax in enumerate(axes):
         draw_ring(ax, n, step)
-        ax.set_title(said("the start") if step == 0 else said("reduce-scatter {step}", step=step) if step < n
-                     else said("all-gather {step}", step=step - n + 1), fontsize=10)
+        ax.set_title(said("the start") if step == 0 else said("reduce-scatter {step}", step=step)
+                     if step < n else said("all-gather {step}", step=step - n + 1), fontsize=10)
         ax.set_xlabel(said("chunk c"), labelpad=16)
         ax.set_ylabel(said("worker r"), labelpad=12)
-    fig.suptitle(said("A ring all-reduce over {n} workers: {steps} reduce-scatter steps leave one complete chunk "
-                      "(framed) on each worker,\n{steps} all-gather steps pass those around; every worker sends "
-                      "one chunk per step, 2({n}-1)/{n} of its buffer in all", n=n, steps=n - 1), fontsize=11)
+    fig.suptitle(said("A ring all-reduce over {n} workers: {steps} reduce-scatter steps leave one "
+                      "complete chunk (framed) on each worker,\n"
+                      "{steps} all-gather steps pass those around; every worker sends one chunk "
+                      "per step, 2({n}-1)/{n} of its buffer in all", n=n, steps=n - 1),
+                 fontsize=11)
     fig.subplots_adjust(left=0.07, right=0.99, top=0.74, bottom=0.14, wspace=0.25)
     return fig
 
@@ -248,8 +154,8 @@ def _clamped(n_workers, step):
 def _sent(n_workers, step):
     """The line under the grid: how much of its buffer each worker has sent so far, and in all."""
     sent = f"{step}/{n_workers}" if step else "0"
-    return said("each worker has sent {sent} x its buffer S; at the end, {total}/{n} x S", sent=sent,
-                total=2 * (n_workers - 1), n=n_workers)
+    return said("each worker has sent {sent} x its buffer S; at the end, {total}/{n} x S",
+                sent=sent, total=2 * (n_workers - 1), n=n_workers)
 
 
 def draw(fig, n_workers, step):
@@ -257,11 +163,14 @@ def draw(fig, n_workers, step):
     Returns what `update` changes."""
     ax = fig.add_subplot(1, 1, 1)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.9, bottom=0.2)
-    ax.set_xlabel(said("chunk of the buffer (stripes: whose numbers it holds; framed: the complete sum)"), labelpad=16)
+    ax.set_xlabel(said("chunk of the buffer (stripes: whose numbers it holds; framed: the "
+                       "complete sum)"), labelpad=16)
     ax.set_ylabel(said("worker r"), labelpad=16)
-    # A second line under the x label (which ends 27 points below the axes): what each worker has sent.
+    # A second line under the x label (which ends 27 points below the axes): what each worker has
+    # sent.
     below_label = offset_copy(ax.transAxes, fig, y=-SENT_BELOW_PT, units="points")
-    sent = ax.add_artist(Label(0.5, 0, "", transform=below_label, ha="center", va="top", fontsize=10, clip_on=False))
+    sent = ax.add_artist(Label(0.5, 0, "", transform=below_label, ha="center", va="top",
+                               fontsize=10, clip_on=False))
 
     def label(x, y, string, **style):   # a grid's worker and chunk numbers: images of their strings
         return ax.add_artist(Label(x, y, string, clip_on=False, **style))
@@ -277,9 +186,9 @@ def draw(fig, n_workers, step):
 def _show_grid(state, n_workers):
     """Show the grid of n_workers in the demo's axes and hide the others."""
     for ring in state["rings"].values():
-        for artist in [*_stepped(ring), *ring["labels"]]:
+        for artist in [*stepped_artists(ring), *ring["labels"]]:
             artist.set_visible(ring["n"] == n_workers)
-    _fit(state["ax"], n_workers)
+    fit_ring(state["ax"], n_workers)
 
 
 def update(fig, state, n_workers, step):
@@ -291,13 +200,14 @@ def update(fig, state, n_workers, step):
         state["n"] = n
         _show_grid(state, n)
     show_step(state["rings"][n], step)
-    ax.set_title(said("Step {step} of {steps}, {phase}", step=step, steps=2 * (n - 1), phase=_phase(n, step)),
+    ax.set_title(said("Step {step} of {steps}, {phase}", step=step, steps=2 * (n - 1),
+                      phase=_phase(n, step)),
                  fontsize=10, y=1.0)
     state["title"].set_text(ax.get_title())
     state["sent"].set_text(_sent(n, step))
     changed = [state["title"], state["sent"]]
     for ring in state["rings"].values():
-        changed += [*_stepped(ring), *ring["labels"]]
+        changed += [*stepped_artists(ring), *ring["labels"]]
     return changed
 
 
@@ -308,7 +218,9 @@ def make():
     def fit_steps(change):                 # the ring over N workers has 2(N-1) steps
         step.max = 2 * (change["new"] - 1)
 
-    workers.observe(fit_steps, names="value")   # before LiveFigure's own observer: the range is set first
-    every = [{"n_workers": n, "step": s} for n in N_WORKERS for s in range(2 * n - 1)]   # their titles and counts
+    # before LiveFigure's own observer: the range is set first
+    workers.observe(fit_steps, names="value")
+    # their titles and counts
+    every = [{"n_workers": n, "step": s} for n in N_WORKERS for s in range(2 * n - 1)]
     return LiveFigure(draw, {"n_workers": workers, "step": step}, figsize=(7.6, 4.2),
                       title=said("Ring all-reduce, step by step"), update=update, ahead=every)

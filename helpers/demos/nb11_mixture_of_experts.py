@@ -1,4 +1,5 @@
-"""Notebook 11's demo: pick E experts, top-k, a router temperature and a skew; see each expert's load.
+"""Notebook 11's demo: pick E experts, top-k, a router temperature and a skew; see each expert's
+load.
 
 The router logits of 2048 tokens are drawn once; a move re-routes them and repaints the bars, the
 dots, the two lines and the title over the rest of the figure. Text is what Agg draws slowly, so
@@ -24,8 +25,10 @@ SAMPLE = {"n_experts": 16, "top_k": 4, "temperature": 0.5, "skew": 2.0}
 N_TOKENS, MAX_EXPERTS, MAX_K, CAPACITY_FACTOR = 2048, 16, 4, 1.25
 LOGITS = torch.randn(N_TOKENS, MAX_EXPERTS, generator=torch.Generator().manual_seed(0))
 HEADROOM = 1.35   # the y axis reaches past the highest bar, dot or line, to a nice number
-# Every top it can have: from the capacity of 16 experts with k = 1 to all the router weight x k = 4.
-Y_TOPS = nice_tops(HEADROOM * int(CAPACITY_FACTOR * N_TOKENS / MAX_EXPERTS), HEADROOM * N_TOKENS * MAX_K)
+# Every top it can have: from the capacity of 16 experts with k = 1 to all the router weight x k =
+# 4.
+Y_TOPS = nice_tops(HEADROOM * int(CAPACITY_FACTOR * N_TOKENS / MAX_EXPERTS),
+                   HEADROOM * N_TOKENS * MAX_K)
 
 
 @lru_cache(maxsize=256)
@@ -33,7 +36,8 @@ def _routing(n_experts, top_k, temperature, skew):
     """Tokens per expert, router weight x k per expert (numpy arrays), fair share and capacity."""
     logits = LOGITS[:, :n_experts].clone()
     logits[:, 0] += skew                                      # a router that favours expert 0
-    with one_thread():                                        # 2048 x 16: a second thread only waits
+    # 2048 x 16: a second thread only waits
+    with one_thread():
         routing = route(logits / temperature, top_k)
         weight = torch.bincount(routing.experts.flatten(), weights=routing.weights.flatten(),
                                 minlength=n_experts)          # (E,) total router weight per expert
@@ -43,9 +47,9 @@ def _routing(n_experts, top_k, temperature, skew):
 
 def _title(n_experts, top_k, counts, fair, capacity):
     dropped = int(np.clip(counts - capacity, 0, None).sum())
-    return said("top-{k} of {n_experts}: busiest expert {busiest:.2f}x fair; {dropped:,} of {assigned:,} "
-                "assignments past capacity", k=top_k, n_experts=n_experts, busiest=counts.max() / fair,
-                dropped=dropped, assigned=N_TOKENS * top_k)
+    return said("top-{k} of {n_experts}: busiest expert {busiest:.2f}x fair; {dropped:,} of "
+                "{assigned:,} assignments past capacity", k=top_k, n_experts=n_experts,
+                busiest=counts.max() / fair, dropped=dropped, assigned=N_TOKENS * top_k)
 
 
 def _bars(counts):
@@ -69,7 +73,8 @@ def draw(fig, n_experts, top_k, temperature, skew):
         "ax": ax,
         "dots": ax.plot([0], [0], "o", color=COLORS["kv"], label=said("router weight x k"))[0],
         "fair": ax.axhline(1, color="black", ls="--", label=said("fair share")),
-        "capacity": ax.axhline(1, color=COLORS["attention"], ls=":", label=said("capacity (x{factor})", factor=CAPACITY_FACTOR)),
+        "capacity": ax.axhline(1, color=COLORS["attention"], ls=":",
+                               label=said("capacity (x{factor})", factor=CAPACITY_FACTOR)),
         "bars": ax.add_collection(PolyCollection([], facecolors=COLORS["mlp"], edgecolors="none",
                                                  label=said("tokens routed")), autolim=False),
         "x axis": ax.add_artist(Stamp([ax.xaxis])),
@@ -79,7 +84,8 @@ def draw(fig, n_experts, top_k, temperature, skew):
     ax.set_xlabel(said("expert index"))
     ax.set_ylabel(said("tokens (of {n:,}, k each)", n=N_TOKENS))
     legend = ax.legend(loc="upper center", ncol=4, fontsize=9, columnspacing=1.0, handletextpad=0.4)
-    artists["legend"] = ax.add_artist(Stamp([legend]))   # the same image on every move, over the bars
+    # the same image on every move, over the bars
+    artists["legend"] = ax.add_artist(Stamp([legend]))
     fig.subplots_adjust(left=0.09, right=0.98, bottom=0.14, top=0.9)
     _show(artists, n_experts, top_k, temperature, skew)
     return artists
@@ -132,7 +138,8 @@ def make():
     controls = {
         "n_experts": IntSlider(value=8, min=2, max=MAX_EXPERTS, description=said("E experts"),
                                continuous_update=False),
-        "top_k": IntSlider(value=2, min=1, max=MAX_K, description=said("top k"), continuous_update=False),
+        "top_k": IntSlider(value=2, min=1, max=MAX_K, description=said("top k"),
+                           continuous_update=False),
         "temperature": FloatSlider(value=1.0, min=0.25, max=4.0, step=0.25,
                                    description=said("router temperature"), continuous_update=False),
         "skew": FloatSlider(value=0.0, min=0.0, max=3.0, step=0.25, description=said("skew to 0"),

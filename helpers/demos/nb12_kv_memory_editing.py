@@ -41,7 +41,8 @@ def _table():
     model, vocab = _model()
     rows = list(range(len(facts.FACTS)))
     prompts = kv_memory.make_prompts(vocab, [TEMPLATE], rows)
-    with one_thread():                             # small batches: a second thread only adds waiting
+    # small batches: a second thread only adds waiting
+    with one_thread():
         contribution = kv_memory.neuron_contributions(model, prompts, LAYER)   # (N, d_ff)
     top = contribution.argsort(dim=-1, descending=True)[:, :TOP]            # (N, TOP)
     table = {}
@@ -50,7 +51,8 @@ def _table():
         if ablate:
             scale.scatter_(2, top[:, None, :], 0.0)   # each prompt loses its own top neurons
 
-        def zero_top(module, inputs, output, scale=scale):   # a forward hook on the GELU: (N, T, d_ff)
+        # a forward hook on the GELU: (N, T, d_ff)
+        def zero_top(module, inputs, output, scale=scale):
             return output * scale
 
         with torch.no_grad(), one_thread(), hooks.attached({model.blocks[LAYER].mlp.act: zero_top}):
@@ -73,12 +75,14 @@ def _analyse(subject, ablate):
 
 def _columns(heights, x=range(10)):
     """The corners of one bar per neuron, 0.8 wide, as ax.bar draws them."""
-    return [[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)] for i, h in zip(x, heights, strict=True)]
+    return [[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)]
+            for i, h in zip(x, heights, strict=True)]
 
 
 def _rows(widths, y=range(5)[::-1]):
     """The corners of one bar per answer, 0.8 high, the best on top, as ax.barh draws them."""
-    return [[(0, j - 0.4), (w, j - 0.4), (w, j + 0.4), (0, j + 0.4)] for j, w in zip(y, widths, strict=True)]
+    return [[(0, j - 0.4), (w, j - 0.4), (w, j + 0.4), (0, j + 0.4)]
+            for j, w in zip(y, widths, strict=True)]
 
 
 def draw(fig, subject, ablate):
@@ -96,12 +100,14 @@ def draw(fig, subject, ablate):
     ax1.set_ylabel(said("adds to the logit of the capital"))
     fig.subplots_adjust(left=0.08, right=0.98, bottom=0.16, top=0.88, wspace=0.35)
     artists = {"ax1": ax1, "ax2": ax2,
-               "neuron bars": ax1.add_collection(PolyCollection([], facecolors=COLORS["mlp"], edgecolors="none"),
-                                             autolim=False),
-               "answer bars": ax2.add_collection(PolyCollection([], linewidths=rcParams["patch.linewidth"]),
-                                          autolim=False),   # edged in their colour, as Rectangle.set_color
-               "neurons": tick_labels(ax1.xaxis, range(10)), "words": tick_labels(ax2.yaxis, range(5)[::-1]),
-               "y label": y_label(ax2.yaxis),
+               "neuron bars": ax1.add_collection(
+                   PolyCollection([], facecolors=COLORS["mlp"], edgecolors="none"),
+                   autolim=False),
+               # edged in their colour, as Rectangle.set_color
+               "answer bars": ax2.add_collection(
+                   PolyCollection([], linewidths=rcParams["patch.linewidth"]), autolim=False),
+               "neurons": tick_labels(ax1.xaxis, range(10)),
+               "words": tick_labels(ax2.yaxis, range(5)[::-1]), "y label": y_label(ax2.yaxis),
                "height": ax1.add_artist(Stamp([ax1.yaxis])),
                "left title": ax1.add_artist(Stamp([ax1.title], keep=64)),
                "right title": ax2.add_artist(Stamp([ax2.title], keep=64))}
@@ -110,7 +116,8 @@ def draw(fig, subject, ablate):
 
 
 def _show(artists, subject, ablate):
-    """Set the bars, their colours and labels and the titles for this subject; return what changed."""
+    """Set the bars, their colours and labels and the titles for this subject; return what
+    changed."""
     neurons, values, words, probs, capital, p_capital = _analyse(subject, ablate)
     ax1, ax2 = artists["ax1"], artists["ax2"]
     artists["neuron bars"].set_verts(_columns(values))
@@ -119,19 +126,23 @@ def _show(artists, subject, ablate):
     ax1.set_ylim(*limits)
     neurons = [str(i) for i in neurons]
     ax1.set_xticks(range(10), neurons)
-    ax1.set_title(said("top neurons for {subject} (top {top} zeroed)" if ablate else "top neurons for {subject}",
-                       subject=subject, top=TOP), y=1.0)
+    ax1.set_title(said("top neurons for {subject} (top {top} zeroed)" if ablate
+                       else "top neurons for {subject}", subject=subject, top=TOP), y=1.0)
     artists["answer bars"].set_verts(_rows(probs))
-    artists["answer bars"].set_color([OKABE_ITO["bluish_green"] if w == capital else COLORS["neutral"] for w in words])
+    artists["answer bars"].set_color([OKABE_ITO["bluish_green"] if w == capital
+                                      else COLORS["neutral"] for w in words])
     ax2.set_yticks(range(5)[::-1], words)
-    ax2.set_title(f"{subject} -> {words[0]}  (p({capital}) = {p_capital:.2f})", y=1.0)   # y: stamped titles
+    # y: stamped titles
+    ax2.set_title(f"{subject} -> {words[0]}  (p({capital}) = {p_capital:.2f})", y=1.0)
     for label, text in zip(artists["neurons"] + artists["words"], neurons + words, strict=True):
         label.set_text(text)
     place_y_label(artists["y label"], artists["words"], ax2.figure.canvas.get_renderer())
     artists["height"].key = limits
     artists["left title"].key, artists["right title"].key = ax1.get_title(), ax2.get_title()
-    return [artists["neuron bars"], artists["answer bars"], *artists["neurons"], *artists["words"], ax1.spines["bottom"],
-            ax2.spines["left"], *(artists[name] for name in ("y label", "height", "left title", "right title"))]
+    return [artists["neuron bars"], artists["answer bars"], *artists["neurons"], *artists["words"],
+            ax1.spines["bottom"],
+            ax2.spines["left"], *(artists[name]
+                                  for name in ("y label", "height", "left title", "right title"))]
 
 
 def _store(fig, artists):
@@ -145,7 +156,8 @@ def _store(fig, artists):
         artists["ax1"].set_ylim(0, top)
         artists["height"].key = 0.0, top
         artists["height"].store(renderer)
-    for label, texts in [(artists["neurons"][0], {str(n) for row in table.values() for n in row[0]}),
+    for label, texts in [(artists["neurons"][0],
+                          {str(n) for row in table.values() for n in row[0]}),
                          (artists["words"][0], {w for row in table.values() for w in row[2]})]:
         for text in sorted(texts):
             label.set_text(text)
@@ -164,7 +176,9 @@ def update(fig, artists, subject, ablate):
 def make():
     _table()   # every subject computed now, so that the first look at one is a redraw
     controls = {
-        "subject": Dropdown(options=[c for c, _ in facts.FACTS], value="france", description="subject"),
+        "subject": Dropdown(options=[c for c, _ in facts.FACTS], value="france",
+                            description="subject"),
         "ablate": Checkbox(value=False, description=said("zero the top {top} neurons", top=TOP)),
     }
-    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title=said("Top neurons for a subject"), update=update)
+    return LiveFigure(draw, controls, figsize=(9.0, 3.4), title=said("Top neurons for a subject"),
+                      update=update)

@@ -40,7 +40,8 @@ def _loaded():
 
 
 def lens(model, tokenizer, prompt):
-    """The last token's stream after the embeddings and after every block, read as probabilities: (L + 1, vocab)."""
+    """The last token's stream after the embeddings and after every block, read as probabilities: (L
+    + 1, vocab)."""
     body = model.transformer
     seen = {}
 
@@ -61,7 +62,8 @@ def lens(model, tokenizer, prompt):
 
 def _bars(widths):
     """The corners of one horizontal bar per row, 0.8 high, as ax.barh draws them."""
-    return [[(0, y - 0.4), (w, y - 0.4), (w, y + 0.4), (0, y + 0.4)] for y, w in zip(ROWS, widths, strict=True)]
+    return [[(0, y - 0.4), (w, y - 0.4), (w, y + 0.4), (0, y + 0.4)]
+            for y, w in zip(ROWS, widths, strict=True)]
 
 
 class Lens:
@@ -72,13 +74,15 @@ class Lens:
         self.n_layer = model.config.n_layer
         self.probs = {prompt: lens(model, tokenizer, prompt) for prompt in FACTS}
         self.answer = {prompt: tokenizer(FACTS[prompt]).input_ids[0] for prompt in FACTS}
-        self.tops = {(prompt, block): self._top(prompt, block) for prompt in FACTS for block in range(self.n_layer)}
+        self.tops = {(prompt, block): self._top(prompt, block) for prompt in FACTS
+                     for block in range(self.n_layer)}
 
     def _top(self, prompt, block):
         """The top tokens after `block`: their probabilities, their words and bar colours."""
         top = self.probs[prompt][block + 1].topk(TOP)
         words = [repr(self.tokenizer.decode([int(i)])) for i in top.indices]
-        colors = [COLORS["mlp"] if int(i) == self.answer[prompt] else COLORS["neutral"] for i in top.indices]
+        colors = [COLORS["mlp"] if int(i) == self.answer[prompt] else COLORS["neutral"]
+                  for i in top.indices]
         return top.values.tolist(), words, colors
 
     def draw(self, fig, prompt, block):
@@ -110,7 +114,8 @@ class Lens:
         return artists
 
     def _show(self, artists, prompt, block):
-        """Set the bars, the line, the marker, the limits, the labels and the titles; return what changed."""
+        """Set the bars, the line, the marker, the limits, the labels and the titles; return what
+        changed."""
         ax1, ax2 = artists["ax1"], artists["ax2"]
         values, words, colors = self.tops[prompt, block]
         artists["bars"].set_verts(_bars(values))
@@ -121,19 +126,23 @@ class Lens:
         for label, word in zip(artists["words"], words, strict=True):
             label.set_text(word)
         place_y_label(artists["tokens"], artists["words"], ax1.figure.canvas.get_renderer())
-        ax1.set_title(said("after block {block}: {token} on top", block=block, token=words[0]), y=1.0)   # y: a stamped title
+        # y: a stamped title
+        ax1.set_title(said("after block {block}: {token} on top", block=block, token=words[0]),
+                      y=1.0)
         answer = self.probs[prompt][:, self.answer[prompt]]
         artists["line"].set_ydata(answer.numpy())
         artists["marker"].set_xdata([block, block])
         ax2.relim()
         ax2.autoscale_view(scalex=False)
         ax2.set_ylabel(f"p({FACTS[prompt].strip()})")
-        ax2.set_title(said("{answer}: p = {p:.2g} at the end", answer=repr(FACTS[prompt]), p=float(answer[-1])), y=1.0)
+        ax2.set_title(said("{answer}: p = {p:.2g} at the end", answer=repr(FACTS[prompt]),
+                           p=float(answer[-1])), y=1.0)
         artists["left title"].key, artists["scale"].key = (prompt, block), end
         artists["p axis"].key = artists["right title"].key = prompt
-        return [artists["bars"], artists["line"], artists["marker"], ax1.spines["left"], ax2.spines["left"],
-                ax2.spines["bottom"], *artists["words"],
-                *(artists[name] for name in ("tokens", "scale", "left title", "p axis", "right title"))]
+        return [artists["bars"], artists["line"], artists["marker"], ax1.spines["left"],
+                ax2.spines["left"], ax2.spines["bottom"], *artists["words"],
+                *(artists[name] for name in ("tokens", "scale", "left title", "p axis",
+                                             "right title"))]
 
     def _store(self, fig, artists):
         """Make the images of the axes, the titles and the top tokens for every setting, so that
@@ -141,7 +150,8 @@ class Lens:
         renderer = fig.canvas.get_renderer()
         for prompt in FACTS:
             for block in range(self.n_layer):
-                self._show(artists, prompt, block)   # places the y label: measures (and stores) the tokens
+                # places the y label: measures (and stores) the tokens
+                self._show(artists, prompt, block)
                 for name in ("scale", "left title", "p axis", "right title"):
                     artists[name].store(renderer)
         artists["stored"] = True
@@ -161,6 +171,8 @@ def make(model=None, tokenizer=None):
     data = Lens(model, tokenizer)
     controls = {
         "prompt": Dropdown(options=list(FACTS), value=next(iter(FACTS)), description="prompt"),
-        "block": IntSlider(value=data.n_layer - 1, min=0, max=data.n_layer - 1, description=said("after block")),
+        "block": IntSlider(value=data.n_layer - 1, min=0, max=data.n_layer - 1,
+                           description=said("after block")),
     }
-    return LiveFigure(data.draw, controls, figsize=(9.5, 3.6), title=said("The logit lens"), update=data.update)
+    return LiveFigure(data.draw, controls, figsize=(9.5, 3.6), title=said("The logit lens"),
+                      update=data.update)

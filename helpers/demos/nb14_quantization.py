@@ -57,7 +57,8 @@ def _table():
                 for block in rounded.blocks:
                     block.mlp = Q.fake_quantized(block.mlp, bits, k)
                 out = rounded(prompts.idx)
-                recall = (kv_memory.answer_logits(out, prompts).argmax(-1) == prompts.answer).float().mean()
+                recall = (kv_memory.answer_logits(out, prompts).argmax(-1)
+                          == prompts.answer).float().mean()
                 table[bits, grouping] = (levels, Q.relative_error(Q.dequantize(q, scale), W),
                                          Q.relative_error(out, exact), float(recall))
     return table
@@ -78,7 +79,8 @@ def draw(fig, bits, grouping):
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.86)
     top = ax.get_ylim()[1]
     artists = {"ax": ax, "top": top,
-               "levels": ax.add_collection(LineCollection([], colors=COLORS["neutral"], linewidths=0.8),
+               "levels": ax.add_collection(LineCollection([], colors=COLORS["neutral"],
+                                                          linewidths=0.8),
                                            autolim=False),
                "title": in_place(ax.title)}
     _show(artists, bits, grouping)
@@ -89,10 +91,12 @@ def _show(artists, bits, grouping):
     levels, w_err, out_err, recall = _table()[bits, str(grouping)]
     top = artists["top"]
     artists["levels"].set_segments([[(v, 0), (v, top)] for v in levels])
-    where = {"tensor": say("per tensor"), "row": say("per row")}.get(str(grouping), say("groups of {size}", size=grouping))
-    artists["title"].set_text(said("{bits} bits, {where}: weight error {w_err:.0%}, output error {out_err:.0%}, "
-                                   "recall {recall:.0%}", bits=bits, where=where, w_err=w_err, out_err=out_err,
-                                   recall=recall))
+    where = {"tensor": say("per tensor"), "row": say("per row")}.get(
+        str(grouping), say("groups of {size}", size=grouping))
+    artists["title"].set_text(said("{bits} bits, {where}: weight error {w_err:.0%}, output error "
+                                   "{out_err:.0%}, recall "
+                                   "{recall:.0%}", bits=bits, where=where, w_err=w_err,
+                                   out_err=out_err, recall=recall))
     return [artists["levels"], artists["title"]]
 
 
@@ -103,6 +107,9 @@ def update(fig, artists, bits, grouping):
 def make():
     _table()   # every setting computed now, so that a move only redraws
     controls = {"bits": SelectionSlider(options=list(BITS), value=4, description="bits"),
-                "grouping": Dropdown(options=list(GROUPINGS), value="row", description=said("scale per"))}
+                "grouping": Dropdown(options=list(GROUPINGS), value="row",
+                                     description=said("scale per"))}
     return LiveFigure(draw, controls, figsize=(8.0, 3.4),
-                      title=said("Fewer bits, wider steps: the levels of one group over the weights"), update=update)
+                      title=said(
+                          "Fewer bits, wider steps: the levels of one group over the weights"),
+                      update=update)

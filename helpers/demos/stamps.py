@@ -30,7 +30,8 @@ LABEL_CANVAS = 400                              # pixels: the side of the canvas
 
 def nice_tops(low, high):
     """The nice axis ends from the first at or above `low` to the first at or above `high`."""
-    tops = [float(f"{m}e{p}") for p in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    tops = [float(f"{m}e{p}") for p in range(math.floor(math.log10(low)),
+                                             math.ceil(math.log10(high)) + 1)
             for m in NICE]
     first = next(i for i, t in enumerate(tops) if t >= low)
     last = next(i for i, t in enumerate(tops) if t >= high)
@@ -38,7 +39,8 @@ def nice_tops(low, high):
 
 
 def nice_top(value):
-    """The first nice axis end at or above value (> 0): 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 x 10^n."""
+    """The first nice axis end at or above value (> 0): 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 x
+    10^n."""
     return nice_tops(value, value)[0]
 
 
@@ -143,18 +145,22 @@ class Label(Text):
     def _stored(self, renderer):
         """(image: x, y from the anchor and RGBA rows, or None; how far left of the anchor the text
         starts, in pixels) of this string: made now if it is new, on a canvas just large enough."""
-        key = (self.get_text(), hash(self.get_fontproperties()), to_rgba(self.get_color(), self.get_alpha()),
-               self.get_ha(), self.get_va(), self.get_rotation(), self.get_rotation_mode(), renderer.dpi)
+        key = (self.get_text(), hash(self.get_fontproperties()),
+               to_rgba(self.get_color(), self.get_alpha()),
+               self.get_ha(), self.get_va(), self.get_rotation(), self.get_rotation_mode(),
+               renderer.dpi)
         if key not in _LABELS:
             canvas = _label_canvas(renderer.dpi)
             box = self.get_window_extent(canvas)   # measured where it is drawn: measured once
-            (x, y), (exact_x, _) = self._anchor(), self.get_transform().transform(self.get_unitless_position())
+            (x, y), (exact_x, _) = (self._anchor(),
+                                    self.get_transform().transform(self.get_unitless_position()))
             anchor = x - math.floor(box.x0) + 4, y - math.floor(box.y0) + 4   # 4 pixels all round
             corner = math.ceil(box.width) + 9, math.ceil(box.height) + 9
             if max(corner) > LABEL_CANVAS:    # a long string: a canvas of its own
                 canvas = RendererAgg(*corner, renderer.dpi)
             image = _alone(lambda canvas: self._drawn_at(canvas, anchor), canvas, corner)
-            _LABELS[key] = image and (image[0] - anchor[0], image[1] - anchor[1], image[2]), box.x0 - exact_x
+            _LABELS[key] = image and (image[0] - anchor[0], image[1] - anchor[1],
+                                      image[2]), box.x0 - exact_x
             if len(_LABELS) > LABEL_IMAGES:
                 del _LABELS[next(iter(_LABELS))]   # the oldest
         return _LABELS[key]
@@ -164,7 +170,8 @@ class Label(Text):
         self._stored(renderer)
 
     def reach(self, renderer):
-        """Pixels from the anchor to the left edge of the text (negative when it starts left of it)."""
+        """Pixels from the anchor to the left edge of the text (negative when it starts left of
+        it)."""
         return self._stored(renderer)[1]
 
     def draw(self, renderer):
@@ -196,10 +203,12 @@ class FollowingTickLabels:
     """Labels in the place of an axis' tick labels, for an axis whose limits change on every move:
     after the limits are set, `follow()` puts the ticks (and grid lines) where the axis' own locator
     would and a Label with its own formatter's string at each. The axis then draws no text, and a
-    tick label that comes back ("0", "2") is a copy. `most`: as many Labels as ticks can be shown."""
+    tick label that comes back ("0", "2") is a copy. `most`: as many Labels as ticks can be
+    shown."""
 
     def __init__(self, axis, most=12):
-        self.axis, self.locator, self.formatter = axis, axis.get_major_locator(), axis.get_major_formatter()
+        self.axis, self.locator, self.formatter = (axis, axis.get_major_locator(),
+                                                   axis.get_major_formatter())
         template = axis.get_major_ticks(1)[0].label1
         self.labels = []
         for _ in range(most):
@@ -216,11 +225,14 @@ class FollowingTickLabels:
         strings = self.formatter.format_ticks(locs)
         view = self.axis.get_view_interval()
         low, high = sorted(view)
-        close = 1e-10 * (high - low)          # as the axis keeps a tick that rounding put just outside
-        kept = [(loc, text) for loc, text in zip(locs, strings, strict=True) if low - close <= loc <= high + close]
+        # as the axis keeps a tick that rounding put just outside
+        close = 1e-10 * (high - low)
+        kept = [(loc, text) for loc, text in zip(locs, strings, strict=True)
+                if low - close <= loc <= high + close]
         if len(kept) > len(self.labels):
-            raise ValueError(f"the axis shows {len(kept)} ticks, more than the {len(self.labels)} Labels "
-                             f"made for it: make FollowingTickLabels(axis, most={len(kept)})")
+            raise ValueError(f"the axis shows {len(kept)} ticks, more than the {len(self.labels)} "
+                             "Labels made for it: make FollowingTickLabels(axis, "
+                             f"most={len(kept)})")
         self.axis.set_ticks([loc for loc, _ in kept], [""] * len(kept))
         self.axis.set_view_interval(*view, ignore=True)   # set_ticks may widen it by the rounding
         for label, (loc, text) in zip(self.labels[:len(kept)], kept, strict=True):

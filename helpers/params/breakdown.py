@@ -18,7 +18,8 @@ from helpers.params.files import load_config
 from helpers.params.parts import Parts
 
 FAMILIES = {**classic.FAMILIES, **llama_like.FAMILIES, **experts.FAMILIES}
-COMPONENTS = ("embedding", "position_embedding", "attention", "mlp", "router", "norms", "unembedding")
+COMPONENTS = ("embedding", "position_embedding", "attention", "mlp", "router", "norms",
+              "unembedding")
 
 
 @dataclass
@@ -60,7 +61,8 @@ class Breakdown:
 
     @property
     def mlp_active_share(self):
-        """Fraction of the parameters one token uses that sit in the MLPs (== mlp_share if dense)."""
+        """Fraction of the parameters one token uses that sit in the MLPs (== mlp_share if
+        dense)."""
         return self.mlp_active / self.active
 
     @property
@@ -72,8 +74,8 @@ class Breakdown:
 
 def _family(config):
     if "model_type" not in config:
-        raise ConfigError("config lacks the field 'model_type' (which model family it is); "
-                          "every Hugging Face config.json names one, e.g. \"model_type\": \"llama\"")
+        raise ConfigError("config lacks the field 'model_type' (which model family it is); every "
+                          "Hugging Face config.json names one, e.g. \"model_type\": \"llama\"")
     kind = config.get("model_type")
     if isinstance(kind, str) and kind in FAMILIES:
         return FAMILIES[kind]
@@ -81,7 +83,8 @@ def _family(config):
     if isinstance(config.get("text_config"), dict):
         hint = " (a multimodal config: its language model's config is its text_config)"
     known = ", ".join(sorted(FAMILIES))
-    raise ConfigError(f"unknown model_type {kind!r} in config{hint}; this calculator reads: {known}")
+    raise ConfigError(
+        f"unknown model_type {kind!r} in config{hint}; this calculator reads: {known}")
 
 
 def count_params(config, weights_only=False):
@@ -107,20 +110,22 @@ def count_params(config, weights_only=False):
     last = runs[-1][1]
     shape = {"v_head_dim": model.shape["head_dim"], **model.shape}
     return Breakdown(
-        name=str(config.get("_name_or_path", config["model_type"])), model_type=config["model_type"],
+        name=str(config.get("_name_or_path", config["model_type"])),
+        model_type=config["model_type"],
         total=total, active=total - components["mlp"] + mlp_active, components=components,
-        per_layer={k: getattr(last, k) for k in ("attention", "mlp", "router", "norms", "mlp_active")},
+        per_layer={k: getattr(last, k) for k in ("attention", "mlp", "router", "norms",
+                                                 "mlp_active")},
         weights_only=weights_only, mlp_active=mlp_active, **shape)
 
 
 def flops_per_token(config, seq_len, causal=True):
     """Forward FLOPs of one token at context length seq_len, summed over all layers.
 
-    A dict with "mlp" (2 FLOPs per active MLP and router weight), "attention_projections"
-    (2 per attention weight) and "attention_core", the parameter-free QK^T and AV products:
-    a token that sees t keys costs 2 * t * d_attn for each. Causal (default): averaged over a
-    sequence of seq_len tokens a token sees seq_len / 2 keys, so the core costs
-    2 * n_layers * seq_len * d_attn (Kaplan et al. 2020); causal=False: all seq_len keys, twice that.
+    A dict with "mlp" (2 FLOPs per active MLP and router weight), "attention_projections" (2 per
+    attention weight) and "attention_core", the parameter-free QK^T and AV products: a token that
+    sees t keys costs 2 * t * d_attn for each. Causal (default): averaged over a sequence of seq_len
+    tokens a token sees seq_len / 2 keys, so the core costs 2 * n_layers * seq_len * d_attn (Kaplan
+    et al. 2020); causal=False: all seq_len keys, twice that.
     """
     seq_len = validate.positive_int(seq_len, "seq_len")
     causal = validate.boolean(causal, "causal")
@@ -169,30 +174,38 @@ def _cell(text, columns, right=False):
 def format_table(b):
     """The breakdown as a text table: component, parameters, share of the total."""
     validate.instance_of(b, "b", Breakdown, "(from count_params)")
-    shape = ("{name} ({model_type}, weights only): d_model={d_model:,} d_ff={d_ff:,} n_layers={n_layers} "
-             "heads={heads} kv_heads={kv_heads} vocab={vocab:,}" if b.weights_only else
+    shape = ("{name} ({model_type}, weights only): d_model={d_model:,} d_ff={d_ff:,} "
+             "n_layers={n_layers} heads={heads} kv_heads={kv_heads} "
+             "vocab={vocab:,}" if b.weights_only else
              "{name} ({model_type}, exact): d_model={d_model:,} d_ff={d_ff:,} n_layers={n_layers} "
              "heads={heads} kv_heads={kv_heads} vocab={vocab:,}")
-    component, parameters, share = said("component | parameters | share").split(" | ")   # the columns' headers
+    # the columns' headers
+    component, parameters, share = said("component | parameters | share").split(" | ")
     lines = [
-        said(shape, name=b.name, model_type=b.model_type, d_model=b.d_model, d_ff=b.d_ff, n_layers=b.n_layers,
-             heads=b.n_heads, kv_heads=b.n_kv_heads, vocab=b.vocab_size),
+        said(shape, name=b.name, model_type=b.model_type, d_model=b.d_model, d_ff=b.d_ff,
+             n_layers=b.n_layers, heads=b.n_heads, kv_heads=b.n_kv_heads, vocab=b.vocab_size),
         _cell(component, 20) + _cell(parameters, 18, right=True) + _cell(share, 8, right=True),
     ]
     for name, count in b.components.items():
         lines.append(f"{name:<20}{count:>18,}{count / b.total:>8.1%}")
     lines.append(f"{'total':<20}{b.total:>18,}{1:>8.1%}   ({human(b.total)})")
     if b.n_experts > 1:
-        experts = (said("{k} of {n} experts + {shared} shared, {active}", k=b.experts_per_token, n=b.n_experts,
-                        shared=b.n_shared_experts, active=human(b.active)) if b.n_shared_experts else
-                   said("{k} of {n} experts, {active}", k=b.experts_per_token, n=b.n_experts, active=human(b.active)))
-        lines.append(f"{_cell(said('active per token'), 20)}{b.active:>18,}{b.active / b.total:>8.1%}   ({experts})")
-        lines.append(said("MLP share: {share:.1%} of all parameters, {active:.1%} of those one token uses",
-                          share=b.mlp_share, active=b.mlp_active_share))
+        experts = (said("{k} of {n} experts + {shared} shared, {active}", k=b.experts_per_token,
+                        n=b.n_experts,
+                        shared=b.n_shared_experts, active=human(b.active)) if b.n_shared_experts
+                   else
+                   said("{k} of {n} experts, {active}", k=b.experts_per_token, n=b.n_experts,
+                        active=human(b.active)))
+        lines.append(
+            f"{_cell(said('active per token'), 20)}{b.active:>18,}{b.active / b.total:>8.1%}   "
+            f"({experts})")
+        lines.append(said("MLP share: {share:.1%} of all parameters, {active:.1%} of those one "
+                          "token uses", share=b.mlp_share, active=b.mlp_active_share))
     return "\n".join(lines)
 
 
 def to_json(b):
-    """The breakdown as a JSON-ready dict, with mlp_share, mlp_active_share and non_embedding added."""
+    """The breakdown as a JSON-ready dict, with mlp_share, mlp_active_share and non_embedding
+    added."""
     return {**asdict(b), "mlp_share": b.mlp_share, "mlp_active_share": b.mlp_active_share,
             "non_embedding": b.non_embedding}

@@ -22,7 +22,8 @@ def _sizes(f, d_ff="intermediate_size"):
     """(d_model, d_ff, n_layers, n_heads, vocab) under transformers' usual names."""
     return (f.count("hidden_size", "d_model"), f.count(d_ff, "d_ff"),
             f.count("num_hidden_layers", "number of blocks"),
-            f.count("num_attention_heads", "attention heads"), f.count("vocab_size", "vocabulary size"))
+            f.count("num_attention_heads", "attention heads"),
+            f.count("vocab_size", "vocabulary size"))
 
 
 def _gpt2_sizes(f):
@@ -157,7 +158,8 @@ def phi(f, p):
 
 
 def starcoder2(f, p):
-    """StarCoder2: grouped-query attention, biases (use_bias), LayerNorm, classic c_fc/c_proj MLP."""
+    """StarCoder2: grouped-query attention, biases (use_bias), LayerNorm, classic c_fc/c_proj
+    MLP."""
     d, d_ff, n_layers, n_heads, vocab = _sizes(f)
     n_kv, head_dim = f.heads(d, n_heads, kv_default=2)
     bias = f.flag("use_bias", "biases on every linear layer", True)

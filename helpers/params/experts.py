@@ -46,12 +46,14 @@ def mixtral(f, p):
     """Mixtral: Mistral's attention, num_local_experts gated MLPs of width intermediate_size."""
     s = d, d_ff, n_layers, n_heads, n_kv, hd, _ = _sizes(f, kv_default=8)
     n_experts, top_k = _routing(f, "num_local_experts", aliases=("num_experts",))
-    block = _moe_block(p, p.attention(d, n_heads, n_kv, hd), 2 * p.norm(d), d, d_ff, n_experts, top_k)
+    block = _moe_block(p, p.attention(d, n_heads, n_kv, hd), 2 * p.norm(d), d, d_ff, n_experts,
+                       top_k)
     return _model(f, p, [(n_layers, block)], s, n_experts, top_k, p.norm(d))
 
 
 def phimoe(f, p):
-    """Phi-3.5-MoE: Mixtral's layout with LayerNorms (weight and bias) and an optional lm_head bias."""
+    """Phi-3.5-MoE: Mixtral's layout with LayerNorms (weight and bias) and an optional lm_head
+    bias."""
     s = d, d_ff, n_layers, n_heads, n_kv, hd, vocab = _sizes(f, kv_default=8)
     n_experts, top_k = _routing(f, "num_local_experts")
     bias = f.flag("attention_bias", "biases on q, k, v and o", False)
@@ -62,7 +64,8 @@ def phimoe(f, p):
 
 
 def olmoe(f, p):
-    """OLMoE: q_norm over d_model and k_norm over the key width; experts of width intermediate_size."""
+    """OLMoE: q_norm over d_model and k_norm over the key width; experts of width
+    intermediate_size."""
     s = d, d_ff, n_layers, n_heads, n_kv, hd, _ = _sizes(f)
     n_experts, top_k = _routing(f, "num_experts", aliases=("num_local_experts",))
     bias = f.flag("attention_bias", "biases on q, k, v and o", False)
@@ -115,7 +118,8 @@ def qwen3_moe(f, p):
 
 
 def _latent_attention(f, p, d, n_heads):
-    """Multi-head latent attention: (weights, norm weights, query/key head width, value head width)."""
+    """Multi-head latent attention: (weights, norm weights, query/key head width, value head
+    width)."""
     q_rank = f.count("q_lora_rank", "rank of the query projection; null: full rank",
                      default=1536, null=None)
     kv_rank = f.count("kv_lora_rank", "rank of the key/value projection", default=512)
@@ -127,7 +131,8 @@ def _latent_attention(f, p, d, n_heads):
     if q_rank is None:
         weights, norms = p.linear(d, n_heads * qk_dim), 0  # q_proj
     else:  # q_a_proj, q_a_layernorm, q_b_proj
-        weights, norms = p.linear(d, q_rank, bias) + p.linear(q_rank, n_heads * qk_dim), p.norm(q_rank)
+        weights, norms = (p.linear(d, q_rank, bias) + p.linear(q_rank, n_heads * qk_dim),
+                          p.norm(q_rank))
     weights += p.linear(d, kv_rank + rope, bias)  # kv_a_proj_with_mqa: the latent and a rotary key
     norms += p.norm(kv_rank)  # kv_a_layernorm
     weights += p.linear(kv_rank, n_heads * (nope + v_dim))  # kv_b_proj: keys and values per head
@@ -136,7 +141,8 @@ def _latent_attention(f, p, d, n_heads):
 
 
 def deepseek_v3(f, p):
-    """DeepSeek-V3: latent attention, first_k_dense_replace dense blocks, then routed + shared experts."""
+    """DeepSeek-V3: latent attention, first_k_dense_replace dense blocks, then routed + shared
+    experts."""
     d = f.count("hidden_size", "d_model")
     n_layers = f.count("num_hidden_layers", "number of blocks")
     n_heads = f.count("num_attention_heads", "query heads")

@@ -24,7 +24,8 @@ class Fields:
         present = [(key, self.config[key]) for key in (name, *aliases) if key in self.config]
         if any(not same_value(v, present[0][1]) for _, v in present):
             listed = " and ".join(f"{k}={shown(v)}" for k, v in present)
-            raise ConfigError(f"config gives {listed}: the same setting twice, with different values")
+            raise ConfigError(f"config gives {listed}: the same setting twice, with different "
+                              "values")
         return present[0] if present else (None, None)
 
     def count(self, name, meaning, default=REQUIRED, aliases=(), minimum=1, null=REQUIRED):
@@ -36,13 +37,15 @@ class Fields:
         key, value = self._lookup(name, aliases)
         if key is None:
             if default is REQUIRED:
-                raise ConfigError(f"config (model_type {self.kind!r}) lacks the field {name!r} ({meaning})")
+                raise ConfigError(f"config (model_type {self.kind!r}) lacks the field {name!r} "
+                                  f"({meaning})")
             return default
         if value is None and null is not REQUIRED:
             return null
-        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= MAX_COUNT:
-            raise ConfigError(f"config field {key!r} ({meaning}) must be a whole number from {minimum} "
-                              f"to {MAX_COUNT:,}, got {shown(value)}")
+        if isinstance(value, bool) or not isinstance(value, int) \
+                or not minimum <= value <= MAX_COUNT:
+            raise ConfigError(f"config field {key!r} ({meaning}) must be a whole number from "
+                              f"{minimum} to {MAX_COUNT:,}, got {shown(value)}")
         return value
 
     def flag(self, name, meaning, default):
@@ -51,16 +54,19 @@ class Fields:
             return default
         value = self.config[name]
         if not isinstance(value, bool):
-            raise ConfigError(f"config field {name!r} ({meaning}) must be true or false, got {shown(value)}")
+            raise ConfigError(f"config field {name!r} ({meaning}) must be true or false, got "
+                              f"{shown(value)}")
         return value
 
     def layer_list(self, name, meaning, n_layers):
-        """config[name] as a set of layer indices, each from 0 to n_layers - 1 (absent or null: empty)."""
+        """config[name] as a set of layer indices, each from 0 to n_layers - 1 (absent or null:
+        empty)."""
         value = self.config.get(name)
         if value is None:
             return set()
         if not isinstance(value, list) or not all(
-                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n_layers for i in value):
+                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n_layers
+                for i in value):
             raise ConfigError(f"config field {name!r} ({meaning}) must be a list of layer indices "
                               f"from 0 to {n_layers - 1}, got {shown(value)}")
         return set(value)
@@ -73,7 +79,7 @@ class Fields:
     def heads(self, d_model, n_heads, kv_default=None, head_dim=True, head_dim_default=None):
         """(n_kv_heads, head_dim) of grouped-query attention.
 
-        kv_default: num_key_value_heads when absent (None: n_heads, as in Llama); null means n_heads.
+        kv_default: num_key_value_heads when absent (None: n_heads, as in Llama); null: n_heads.
         head_dim: whether the model reads a head_dim field; without one (or when it is null or
         absent and head_dim_default is None) a head is d_model / n_heads wide.
         """

@@ -48,7 +48,8 @@ def load_config(source):
     if isinstance(source, os.PathLike):
         source = os.fspath(source)
     if not isinstance(source, str):
-        raise TypeError(f"source must be a dict, a path or a config name, got {type(source).__name__}")
+        raise TypeError("source must be a dict, a path or a config name, got "
+                        f"{type(source).__name__}")
     if not source.strip():
         raise ConfigError(f"source is {source!r}, an empty name; give a config.json, its folder, "
                           f"or a shipped config: {', '.join(shipped_configs())}")
@@ -58,7 +59,8 @@ def load_config(source):
             raise ConfigError(f"{path} is a folder without a config.json in it")
         path = path / "config.json"  # read_capped refuses it if it is a folder, a pipe, ...
     config = _parse(path, _decode(path, read_capped(path)))
-    config.setdefault("_name_or_path", path.parent.name if path.name == "config.json" else path.stem)
+    config.setdefault("_name_or_path", path.parent.name if path.name == "config.json"
+                      else path.stem)
     return config
 
 

@@ -24,7 +24,8 @@ def _sizes(f, kv_default=None, head_dim=True, head_dim_default=None, d_ff=True):
 def _model(f, p, sizes, block, tied_default, final_norm):
     """One kind of block repeated n_layers times, with the embedding, final norm and lm_head."""
     d, d_ff, n_layers, n_heads, n_kv, hd, vocab = sizes
-    tied = f.flag("tie_word_embeddings", "the unembedding reuses the embedding matrix", tied_default)
+    tied = f.flag("tie_word_embeddings", "the unembedding reuses the embedding matrix",
+                  tied_default)
     return Model([(n_layers, block)], embedding=vocab * d, unembedding=0 if tied else vocab * d,
                  norms=final_norm,
                  shape=dict(d_model=d, d_ff=d_ff, n_layers=n_layers, n_heads=n_heads,
@@ -72,7 +73,8 @@ def qwen2(f, p):
 def qwen3(f, p):
     """Qwen3: RMSNorm on each head's query and key (q_norm, k_norm), head_dim 128 by default."""
     s = d, _, _, _, _, hd, _ = _sizes(f, kv_default=32, head_dim_default=128)
-    return _model(f, p, s, _block(p, s, 2 * p.norm(d) + 2 * p.norm(hd), *_bias(f)), False, p.norm(d))
+    return _model(f, p, s, _block(p, s, 2 * p.norm(d) + 2 * p.norm(hd), *_bias(f)), False,
+                  p.norm(d))
 
 
 def gemma(f, p):

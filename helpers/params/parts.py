@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Block:
-    """Parameters of one transformer block by component; mlp_active: the MLP weights one token uses."""
+    """Parameters of one transformer block by component; mlp_active: the MLP weights one token
+    uses."""
 
     attention: int = 0
     mlp: int = 0
@@ -65,7 +66,8 @@ class Parts:
         return self.linear(d_model, d_ff, bias) + self.linear(d_ff, d_model, bias)
 
     def attention(self, d_model, n_heads, n_kv_heads, head_dim, qkv_bias=False, o_bias=False):
-        """q (n_heads heads), k and v (n_kv_heads heads each) from d_model, and o back to d_model."""
+        """q (n_heads heads), k and v (n_kv_heads heads each) from d_model, and o back to
+        d_model."""
         q, kv = n_heads * head_dim, n_kv_heads * head_dim
         return (self.linear(d_model, q, qkv_bias) + 2 * self.linear(d_model, kv, qkv_bias)
                 + self.linear(q, d_model, o_bias))

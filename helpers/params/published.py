@@ -29,7 +29,8 @@ def published_counts():
 
 
 def published_value(text):
-    """(value, unit of the last digit): '7.61B' -> (7_610_000_000, 10_000_000), '1,024' -> (1024, 1)."""
+    """(value, unit of the last digit): '7.61B' -> (7_610_000_000, 10_000_000), '1,024' -> (1024,
+    1)."""
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"a published count must be text such as '7.61B', got {text!r}")
     digits, scale = text.strip().replace(",", ""), 1
@@ -46,7 +47,8 @@ def published_value(text):
 
 
 def agrees(count, text):
-    """True if count is the published number: equal at unit precision, else within one last digit."""
+    """True if count is the published number: equal at unit precision, else within one last
+    digit."""
     validate.non_negative_int(count, "count")
     value, step = published_value(text)
     return count == value if step == 1 else abs(count - value) < step
