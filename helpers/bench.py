@@ -77,8 +77,8 @@ class _Unchecked(torch.nn.Module):
 
 
 def unchecked_ffn(ffn):
-    """The same FFN as nn.Modules with no input checks: helpers' FFN against it is what the checks cost
-    (against plain_ffn it is also what calling nn.Modules costs, which hooks need)."""
+    """The same FFN as nn.Modules with no input checks: helpers' FFN against it is what the checks
+    cost (against plain_ffn it is also what calling nn.Modules costs, which hooks need)."""
     return _Unchecked(ffn)
 
 
@@ -107,7 +107,8 @@ def ffn_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32):
         x = torch.randn(T, d_model, device=device, dtype=dtype)
         _, ratios = compare({"helpers": partial(ffn, x), "unchecked": partial(unchecked, x)},
                             rounds, min_time, device)
-        rows.append(row(f"FFN T={T} ({at}): helpers / the same nn.Modules unchecked (the input checks' cost)",
+        rows.append(row(f"FFN T={T} ({at}): helpers / the same nn.Modules unchecked "
+                        "(the input checks' cost)",
                         spread(ratios), "<= 1.02", statistics.median(ratios) <= 1.02))
     # The same function against itself: how far from 1.000 this machine's noise moves a ratio.
     _, control = compare({"a": partial(plain, x), "b": partial(plain, x)}, rounds, min_time, device)
@@ -171,10 +172,12 @@ def decode_rows(d_model, d_ff, rounds, min_time, device, dtype=torch.float32, we
     samples = interleaved({name: cycled(name) for name in copies}, rounds, min_time, device)
     gbs = {name: n_bytes / statistics.median(s) / 1e9 for name, s in samples.items()}
     # bandwidth ratio ffn / other = time ratio other / ffn, paired round by round
-    of_matvec, of_stream = (sorted(o / f for o, f in zip(samples[other], samples["ffn"], strict=True))
-                            for other in ("matvec", "stream"))
+    of_matvec, of_stream = (
+        sorted(o / f for o, f in zip(samples[other], samples["ffn"], strict=True))
+        for other in ("matvec", "stream"))
     at = where(device, dtype)
-    read = f"{n_bytes / 2**20:g} MiB a call, {n_copies} copies cycled: {n_copies * n_bytes / 2**20:g} MiB"
+    mib = n_bytes / 2**20
+    read = f"{mib:g} MiB a call, {n_copies} copies cycled: {n_copies * mib:g} MiB"
     return [
         row(f"decode FFN {d_model}->{d_ff} ({read}, {at}) GB/s", f"{gbs['ffn']:.1f} GB/s"),
         row("plain matvec (the same bytes) GB/s", f"{gbs['matvec']:.1f} GB/s"),

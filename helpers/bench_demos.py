@@ -18,21 +18,23 @@ from helpers.timing import format_seconds
 def demo_seconds(demo_module, repeat):
     """Kernel-side seconds of one demo: make(), prepare() (what show() does after the stored figure
     is sent: the background, and the images of the settings stored ahead), the first look at its
-    sample setting (a demo just shown), then the median release (the draft image a move sends) and sharp image over `repeat`
-    redraws that alternate between the sample and the default setting."""
+    sample setting (a demo just shown), then the median release (the draft image a move sends)
+    and sharp image over `repeat` redraws that alternate between the sample and the default
+    setting."""
     start = time.perf_counter()
     demo = demo_module.make()
     made = time.perf_counter() - start
     default = demo.values()
     demo.redraw_seconds()                                   # the stored figure: drawn by show()
     start = time.perf_counter()
-    demo.prepare()                                          # and what show() draws and stores after it
+    demo.prepare()                      # and what show() draws and stores after it
     prepared = time.perf_counter() - start
     first = demo.redraw_seconds(**demo_module.SAMPLE)
     settings = [default if i % 2 else demo_module.SAMPLE for i in range(repeat)]
     release = statistics.median(demo.redraw_seconds(**s) for s in settings)
     sharp = statistics.median(demo.redraw_seconds(sharp=True, **s) for s in settings)
-    return {"make": made, "prepare": prepared, "first look": first, "release": release, "sharp": sharp}
+    return {"make": made, "prepare": prepared, "first look": first, "release": release,
+            "sharp": sharp}
 
 
 def demo_rows(repeat, thread_counts=(1, 2)):
@@ -57,7 +59,8 @@ def demo_rows(repeat, thread_counts=(1, 2)):
         measured = "; ".join(
             f"{n} thread{'s' * (n > 1)}: release {format_seconds(t['release'])}, first look "
             f"{format_seconds(t['first look'])}, sharp {format_seconds(t['sharp'])}, make() "
-            f"{format_seconds(t['make'])}, after show {format_seconds(t['prepare'])}" for n, t in seconds.items())
+            f"{format_seconds(t['make'])}, after show {format_seconds(t['prepare'])}"
+            for n, t in seconds.items())
         worst = max(max(t["release"], t["first look"]) for t in seconds.values())
         rows.append(row(f"demo redraw {name} (kernel)", measured, "<= 150 ms", worst <= 0.150))
     return rows

@@ -35,7 +35,8 @@ def machine():
     model = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
-            model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+            model = next(line.split(":", 1)[1].strip()
+                         for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     line = (f"{model}, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads, "

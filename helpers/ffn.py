@@ -66,8 +66,8 @@ def hooked(*modules):
     """True if calling these modules would run a hook: one of their own, or one on every module."""
     return bool(torch_module._global_forward_hooks or torch_module._global_forward_pre_hooks
                 or torch_module._global_backward_hooks or torch_module._global_backward_pre_hooks
-                or any(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks or m._backward_pre_hooks
-                       for m in modules))
+                or any(m._forward_hooks or m._forward_pre_hooks
+                       or m._backward_hooks or m._backward_pre_hooks for m in modules))
 
 
 def _weight_and_bias(linear):
@@ -90,7 +90,8 @@ class FFN(nn.Module):
         self.activation = validate.choice(activation, "activation", activations.ACTIVATIONS)
         bias = validate.boolean(bias, "bias")
         self.c_fc = nn.Linear(d_model, d_ff, bias=bias)     # up-projection (x4 in GPT-2)
-        self.act = activations.module(activation)   # the hidden neurons; GPT-2's name (Llama's: act_fn)
+        # The hidden neurons: GPT-2's name (Llama's: act_fn).
+        self.act = activations.module(activation)
         self.c_proj = nn.Linear(d_ff, d_model, bias=bias)   # down-projection
 
     # Llama's names for the same two matrices.
@@ -120,7 +121,7 @@ class FFN(nn.Module):
         try:
             if direct:   # what the three modules would compute, without calling them
                 h = act.forward(F.linear(x, *_weight_and_bias(c_fc)))
-            else:        # a hook to run, or a layer swapped in (int8, a learner's own): call the modules
+            else:        # a hook to run, or a layer swapped in (int8, a learner's): call them
                 h = act(c_fc(x))                             # (..., d_ff)
         except (RuntimeError, TypeError) as error:          # checked only once torch refuses x
             raise validate.explained(error, x, self.d_model, "FFN", c_fc.weight) from None
@@ -145,8 +146,8 @@ class FFN(nn.Module):
             )
         if (b1 is None) != (b2 is None):
             given, missing = ("b1", "b2") if b2 is None else ("b2", "b1")
-            raise ValueError(f"{given} is given but {missing} is None: an FFN has both biases or neither "
-                             "(nn.Linear(..., bias=...) applies to each layer)")
+            raise ValueError(f"{given} is given but {missing} is None: an FFN has both biases "
+                             "or neither (nn.Linear(..., bias=...) applies to each layer)")
         ffn = cls(W1.shape[0], W1.shape[1], activation=activation, bias=b1 is not None)
         ffn = ffn.to(dtype)
         with torch.no_grad():
@@ -169,4 +170,5 @@ def param_count(d_model, d_ff, bias=True):
 def flops(n_tokens, d_model, d_ff):
     """Multiply-add FLOPs of the two projections for n_tokens: 2 * 2 * T * d_model * d_ff."""
     n_tokens = validate.positive_int(n_tokens, "n_tokens")
-    return 4 * n_tokens * validate.positive_int(d_model, "d_model") * validate.positive_int(d_ff, "d_ff")
+    d_model = validate.positive_int(d_model, "d_model")
+    return 4 * n_tokens * d_model * validate.positive_int(d_ff, "d_ff")
