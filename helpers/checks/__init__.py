@@ -24,4 +24,5 @@ from helpers.checks.module import ModuleCheck
 from helpers.checks.recording import download_progress, record
 from helpers.checks.runner import Check, Mistake, Prediction
 
-__all__ = ["Check", "Feedback", "Mistake", "ModuleCheck", "Prediction", "download_progress", "record"]
+__all__ = ["Check", "Feedback", "Mistake", "ModuleCheck", "Prediction", "download_progress",
+           "record"]
