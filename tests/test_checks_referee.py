@@ -25,7 +25,7 @@ import torch
 from check_catalog import CHECK_MODULES, all_entries, solved
 from torch import nn
 
-from helpers.checks import Check, Feedback, ModuleCheck, Prediction, core
+from helpers.checks import Check, Feedback, ModuleCheck, Prediction, in_place
 
 fresh = copy.deepcopy   # the test's own copies of a check's cases
 
@@ -195,7 +195,7 @@ def test_changing_the_inputs_in_place_never_fools_a_check(entry, mutation):
         changes_a_case = changes_a_case or not same_value(args, fresh(case))
         args = fresh(case)
         answer = check.reference(*args)
-        handed_back = handed_back or any(core._handed_back(a, answer) for a in args)
+        handed_back = handed_back or any(in_place._handed_back(a, answer) for a in args)
     if changes_a_case and not handed_back:   # an input the answer is made of (an all-reduce's buffers) may change
         assert "in place" in fb.message, f"{entry.id}: {mutation} is not named: {fb}"
     assert same_value(cases, list(check.cases)), f"{entry.id}: {mutation} in the learner's function changed the cases"
@@ -913,10 +913,10 @@ def test_the_referee_covers_every_kind_of_check():
 
 
 def test_a_function_that_never_ends_is_stopped_with_a_sentence(monkeypatch):
-    from helpers.checks import core
+    from helpers.checks import calling
     from helpers.checks.nb02_activations import check_valley_finder as check
 
-    monkeypatch.setattr(core, "TIME_LIMIT_S", 0.5)
+    monkeypatch.setattr(calling, "TIME_LIMIT_S", 0.5)
 
     def bisect_forever(f, lo, hi):
         while hi - lo >= 0:   # always true
