@@ -22,6 +22,8 @@ WHERE = {
     "helpers/checks/calling.py": "every check's verdict lines (Checked, not yet, the hints)",
     "helpers/checks/in_place.py": "every check's verdict lines (Checked, not yet, the hints)",
     "helpers/checks/runner.py": "every check's verdict: how the learner's function was called and what went wrong",
+    "helpers/checks/prediction.py": "every check's verdict: how the learner's function was called and what went wrong",
+    "helpers/checks/reading.py": "every check's verdict: how the learner's function was called and what went wrong",
     "helpers/checks/module.py": "the checks of an nn.Module the learner builds",
     "helpers/checks/compare.py": "the checks that compare the learner's numbers with the right ones",
     "helpers/checks/recording.py": "the progress line a check prints (which exercises are done)",

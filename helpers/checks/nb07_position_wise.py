@@ -241,8 +241,8 @@ def _named(prediction, key, sentences):
         feedback = prediction(guess, actual)
         try:
             said = sentences.get((key(guess), key(actual)))
-        # noqa: BLE001 - a guess of another kind altogether: the Prediction said what it is
-        except Exception:
+        # a guess of another kind altogether: the Prediction said what it is
+        except Exception:  # noqa: BLE001
             said = None
         if feedback.status != WRONG or said is None:
             return feedback

@@ -11,8 +11,8 @@ import inspect
 import textwrap
 
 
-# noqa: N818 - what the learner's function did, said as a sentence
-class ReturnedCallsNone(Exception):
+# what the learner's function did, said as a sentence
+class ReturnedCallsNone(Exception):  # noqa: N818
     """The learner's function ended in `return <a call>`, and that call returned None."""
 
     def __init__(self, call):
