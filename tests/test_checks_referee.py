@@ -769,7 +769,10 @@ def test_a_module_check_refuses_the_reference_and_its_subclasses(entry):
 
 def _reference_class(entry):
     """The course's class the check's reference is, for a ModuleCheck or the one a function check wraps."""
-    module_checks = [obj for obj in vars(sys.modules[f"helpers.checks.{entry.module}"]).values()
+    name = f"helpers.checks.{entry.module}"   # a check package's submodules too
+    modules = [module for key, module in sorted(sys.modules.items())
+               if key == name or key.startswith(name + ".")]
+    module_checks = [obj for module in modules for obj in vars(module).values()
                      if isinstance(obj, ModuleCheck)]
     check = entry.check if isinstance(entry.check, ModuleCheck) else module_checks[0]
     classes = [c for c in type(check.reference()).__mro__ if c.__module__.startswith("helpers.")
