@@ -854,7 +854,7 @@ def test_in_place_tricks_that_used_to_pass():
 
     def untied(config):                 # tie_word_embeddings removed, then the count without it
         config.pop("tie_word_embeddings", None)
-        return nb06._total(config)
+        return nb06.sizes._total(config)
 
     assert not nb06.check_count_llama(untied)
     namespace, _, _ = solved("nb06_parameter_table")
