@@ -1,22 +1,14 @@
-"""Checks for notebook 07's exercises (position-wise: attention vs MLP).
-
-1. A prediction: which input tokens output token 3 of causal attention uses.
-2. A prediction: is attention linear in V (weights fixed), in X, in both?
-3. `class SelfAttention(nn.Module)`: helpers.attention.CausalSelfAttention's weights load into it.
-4. (stretch) A sliding-window mask, against helpers.attention.causal_mask.
-"""
+"""Exercise 3: `class SelfAttention(nn.Module)`, into which
+helpers.attention.CausalSelfAttention's weights are loaded; each typical mistake (the scale, the
+mask, the heads' split or merge, the order of q, k and v) is named by the output it gives."""
 
 import math
 
 import torch
 
 from helpers.attention import CausalSelfAttention, causal_mask
-from helpers.checks.compare import arrays
-from helpers.checks.core import WRONG, explained_calls, referee, wrong
 from helpers.checks.module import ModuleCheck
-from helpers.checks.runner import Check, Mistake, Prediction, _choice
-from helpers.checks.runner import _words as _read_words
-from helpers.checks.show import say
+from helpers.checks.runner import Mistake
 from helpers.checks.state import seeded
 
 D_MODEL, N_HEAD = 16, 2
@@ -202,128 +194,3 @@ check_attention = ModuleCheck(
             "same output: scores / sqrt(d_head), causal mask, softmax over the keys, weighted sum "
             "of V, W^O.",
 )
-
-
-def _one_too(message, more):
-    return Mistake(message,
-                   answer=lambda T, window: causal_mask(T, window=window + (1 if more else -1)))
-
-
-check_window_mask = Check(
-    "Exercise 4 (a sliding window)",
-    reference=lambda T, window: causal_mask(T, window=window),
-    cases=[(7, 3), (6, 1), (5, 9)],
-    mistakes=[
-        Mistake("{call} is transposed: rows are the tokens that look (i), columns the tokens they "
-                "look at (j), so the allowed entries sit on and below the diagonal.",
-                answer=lambda T, window: causal_mask(T, window=window).T),
-        Mistake("{call} lets a token see a later token (True above the diagonal): a causal window "
-                "never looks ahead.",
-                when=lambda got, T, window: tuple(torch.as_tensor(got).shape) == (T, T)
-                and bool(torch.as_tensor(got).bool().triu(1).any())),
-        _one_too("in {call} each token sees one token too many: check the window's edge (itself "
-                 "and the window - 1 tokens before it).", more=True),
-        _one_too("in {call} each token sees one token too few: check the window's edge (itself and "
-                 "the window - 1 tokens before it).", more=False),
-    ],
-    compare=arrays(atol=0, rtol=0),
-    success="each token sees itself and the window - 1 tokens before it; with window >= T it is "
-            "the causal mask.",
-    name="window_mask",
-)
-
-
-def _named(prediction, key, sentences):
-    """A Prediction whose likeliest wrong choices each get a sentence first: what that guess
-    assumed."""
-    @referee(prediction.exercise)
-    def check(guess, actual):
-        feedback = prediction(guess, actual)
-        try:
-            said = sentences.get((key(guess), key(actual)))
-        # a guess of another kind altogether: the Prediction said what it is
-        except Exception:  # noqa: BLE001
-            said = None
-        if feedback.status != WRONG or said is None:
-            return feedback
-        return wrong(prediction.exercise,
-                     say("{said} {message}", said=said, message=feedback.message))
-    check.choices = prediction.choices   # what a guess may be, as on the Prediction itself
-    return check
-
-
-def _tokens(value):
-    """A guess of token numbers (a list, tuple, range, array or tensor) as a tuple of ints."""
-    value = value.tolist() if hasattr(value, "tolist") else value
-    return tuple(int(v) for v in value)
-
-
-def _words(value):
-    return value.strip().casefold()
-
-
-_TOKEN3 = Prediction(
-    "Exercise 1 (predict token 3's inputs)",
-    why="Causal attention gives output 3 a weighted average of the V rows of tokens 1, 2 and 3 "
-        "(the mask hides 4 and later); the MLP reads token 3 alone. Source post 2 draws exactly "
-        "this picture.",
-    choices=([3], [1, 2, 3], [3, 4, 5, 6], [1, 2, 3, 4, 5, 6]),
-    variable="my_token3_inputs",
-    fmt="{}",
-)
-_TOKEN3_GUESSES = {
-    ((1, 2, 3, 4, 5, 6), (1, 2, 3)): "That is attention without a mask (an encoder such as BERT): "
-                                     "the causal mask hides tokens 4, 5 and 6 from token 3.",
-    ((3,), (1, 2, 3)): "That is the MLP's answer: attention's output 3 mixes the V rows of every "
-                       "token it may see, its own and the earlier ones.",
-    ((0, 1, 2), (1, 2, 3)): "The tokens are numbered from 1 here, as in the picture: token 3 is "
-                            "the third token, and its inputs are numbered from 1 too.",
-    ((2, 3), (1, 2, 3)): "Causal attention does not stop at the token just before: output 3 may "
-                         "read every earlier token, the first one too, and itself.",
-    ((1, 2), (1, 2, 3)): "The causal mask hides the tokens after token 3, not token 3 itself: each "
-                         "output reads its own V row too.",
-    ((3, 4, 5, 6), (1, 2, 3)): "That is the mask upside down: a causal token reads the past and "
-                               "itself (j <= i), never the future.",
-}
-_check_token3 = _named(_TOKEN3, _tokens, _TOKEN3_GUESSES)
-
-
-def check_token3_inputs(guess, actual):
-    """Exercise 1: the input tokens (1-based) that output token 3 of causal attention uses."""
-    guess = list(guess) if isinstance(guess, (tuple, range)) else guess
-    if isinstance(guess, (set, frozenset)) or (isinstance(guess, list)
-                                               and sorted(guess) in _TOKEN3.choices
-                                               and all(isinstance(g, int) for g in guess)):
-        guess = sorted(guess)   # the tokens a token reads, in any order
-    return _check_token3(guess, list(actual))
-
-
-_LINEARITY = Prediction(
-    "Exercise 2 (predict where attention is linear)",
-    why="With the weights A fixed, V -> A @ V @ W_O is a product of matrices: linear. The weights "
-        "themselves are a softmax of X's scores, so doubling X changes the ratios, not just the "
-        "scale: as a function of X the layer is not linear.",
-    choices=("linear in V and in X", "linear in V only", "linear in X only", "linear in neither"),
-    variable="my_linearity_guess",
-    fmt="{!r}",
-)
-_NOT_IN_X = "The softmax acts on X's scores, so X sets the ratios: attention is not linear in X."
-_IN_V = ("The softmax never touches V: with the ratios fixed, V -> A @ V @ W_O is a product of "
-         "matrices.")
-_LINEARITY_GUESSES = {
-    ("linear in v and in x", "linear in v only"): _NOT_IN_X,
-    ("linear in neither", "linear in v only"): _IN_V,
-    ("linear in x only", "linear in v only"): say("{} {}", _IN_V, _NOT_IN_X),
-}
-def _chosen(guess):
-    """The choice a guess names, as words ("V only" reads "linear in v only"); the guess's own words
-    if none."""
-    choice = _choice(guess, _LINEARITY.choices)
-    return _read_words(guess if choice is None else choice)
-
-
-check_linearity_guess = _named(_LINEARITY, _chosen, _LINEARITY_GUESSES)
-
-
-# Called with the wrong number of arguments, a check says how to call it (not Python's TypeError).
-check_token3_inputs = explained_calls(_TOKEN3.exercise, check_token3_inputs)
