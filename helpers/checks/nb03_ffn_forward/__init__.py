@@ -23,8 +23,8 @@ from helpers.checks.nb03_ffn_forward.ex3_learned_memory import (
     LEFT_AT_MOST,
     check_learned_memory,
 )
-from helpers.checks.nb03_ffn_forward.ex4_backward import check_ffn_backward
-from helpers.checks.nb03_ffn_forward.ex4_backward_cases import EX4, autograd_backward
+from helpers.checks.nb03_ffn_forward.ex4_backward import EX4, check_ffn_backward
+from helpers.checks.nb03_ffn_forward.ex4_backward_cases import autograd_backward
 
 __all__ = [
     "Conv1DMLP",

@@ -14,7 +14,6 @@ from helpers.checks.nb03_ffn_forward.ex4_backward_cases import (
     _BACKWARD_SLIPS,
     _GRAD_NAMES,
     _INPUT_NAMES,
-    EX4,
     _backward_case,
     _by_hand,
     autograd_backward,
@@ -22,6 +21,8 @@ from helpers.checks.nb03_ffn_forward.ex4_backward_cases import (
 from helpers.checks.runner import Check
 from helpers.checks.show import describe, say, shape_str
 from helpers.checks.verdict import correct, wrong
+
+EX4 = "Exercise 4 (the backward pass by hand)"
 
 
 class _Calls(torch.overrides.TorchFunctionMode):

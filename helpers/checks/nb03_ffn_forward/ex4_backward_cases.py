@@ -7,7 +7,6 @@ import torch.nn.functional as F
 
 from helpers import activations
 
-EX4 = "Exercise 4 (the backward pass by hand)"
 _GRAD_NAMES = ("dW1", "db1", "dW2", "db2", "dx")
 _INPUT_NAMES = ("x", "W1", "b1", "W2", "b2", "grad_out")
 

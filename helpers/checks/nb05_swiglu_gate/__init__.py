@@ -20,8 +20,7 @@ from helpers.checks.nb05_swiglu_gate.ex2_split_gate_up import check_split_gate_u
 from helpers.checks.nb05_swiglu_gate.ex3_fused_swiglu import EX3, check_fused_swiglu
 from helpers.checks.nb05_swiglu_gate.ex4_multiplier_range import check_multiplier_range
 from helpers.checks.nb05_swiglu_gate.ex5_gate_preactivation import check_gate_preactivation
-from helpers.checks.nb05_swiglu_gate.ex6_backward_cases import EX6
-from helpers.checks.nb05_swiglu_gate.ex6_gated_mlp_backward import check_gated_mlp_backward
+from helpers.checks.nb05_swiglu_gate.ex6_gated_mlp_backward import EX6, check_gated_mlp_backward
 from helpers.checks.nb05_swiglu_gate.shared import D_FF, D_MODEL, SILU_ARGMIN, SILU_MIN, SILU_ONE
 
 __all__ = [

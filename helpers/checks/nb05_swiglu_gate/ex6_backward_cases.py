@@ -7,8 +7,9 @@ import torch.nn.functional as F
 from helpers.checks.nb05_swiglu_gate.shared import _Lazy
 from helpers.checks.runner import Mistake
 
-EX6 = "Exercise 6 (the gated MLP's backward pass)"
 _GRADS = ("dW_gate", "dW_up", "dW_down", "dx")
+
+
 def _silu_slope(z):
     """SiLU'(z) = sigmoid(z) * (1 + z * (1 - sigmoid(z)))."""
     s = torch.sigmoid(z)

@@ -14,11 +14,12 @@ from helpers.checks.nb05_swiglu_gate.ex6_backward_cases import (
     _BACKWARD_MISTAKES,
     _GRADS,
     _INPUTS,
-    EX6,
     _autograd,
 )
 from helpers.checks.show import call_str, describe, one_line, say, shape_str
 from helpers.checks.verdict import correct, wrong
+
+EX6 = "Exercise 6 (the gated MLP's backward pass)"
 
 
 def _close(got, expected):
