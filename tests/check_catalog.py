@@ -123,7 +123,8 @@ def discover(module):
             continue
         if isinstance(obj, (Check, ModuleCheck, Prediction)):
             found.append((name, obj))
-        elif name.startswith("check_") and inspect.isfunction(obj) and obj.__module__ == checks.__name__:
+        elif (name.startswith("check_") and inspect.isfunction(obj)   # in a package: its submodule's
+              and obj.__module__.split(".")[:3] == checks.__name__.split(".")):
             found.append((name, obj))
     return found
 

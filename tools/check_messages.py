@@ -1,4 +1,4 @@
-"""A Babel extraction method for the checks' sentences (helpers/checks/*.py, and the modules of
+"""A Babel extraction method for the checks' sentences (helpers/checks/**/*.py, and the modules of
 helpers that speak through `show.say`: the progress record, the study group's report).
 
 Babel's own Python extractor finds the first argument of a keyword call. A check's sentences
