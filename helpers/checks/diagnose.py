@@ -148,8 +148,8 @@ def _wrong_axis(arr, exp, near):
         for other, kind_mine in mine.items():
             if kind_mine == kind and other != axis and mine.get(axis) != kind:
                 template = ("sums to 1 along axis {mine}, but the expected array sums to 1 along "
-                            "axis {theirs}: a softmax (or a division by a "
-                            "sum) over the wrong axis" if kind == "sums" else
+                            "axis {theirs}: a softmax (or a division by a sum) over the wrong axis"
+                            if kind == "sums" else
                             "has mean 0 along axis {mine}, but the expected array along axis "
                             "{theirs}: a mean subtracted over the wrong axis")
                 return say(template, mine=other, theirs=axis)
@@ -166,13 +166,9 @@ def _scaled_per_axis(arr, exp, near):
         per = ratio.mean(axis=axis, keepdims=True)
         if arr.shape[axis] >= 2 and near(arr, per * exp):
             return say("each row is the expected row times a factor of its own: divided or scaled "
-                       "by something "
-                       "computed over the wrong axis?" if axis == 1 else "each column is the "
-                                                                         "expected column times a "
-                                                                         "factor of its own: "
-                                                                         "divided or scaled by "
-                                                                         "something computed over "
-                                                                         "the wrong axis?")
+                       "by something computed over the wrong axis?" if axis == 1 else
+                       "each column is the expected column times a factor of its own: divided or "
+                       "scaled by something computed over the wrong axis?")
     return None
 
 
@@ -185,9 +181,8 @@ def _shifted(arr, exp, near):
                 continue
             mine = np.take(arr, range(max(k, 0), n + min(k, 0)), axis=axis)
             theirs = np.take(exp, range(max(-k, 0), n + min(-k, 0)), axis=axis)
-            if near(mine, theirs) and not near(mine,
-                                               np.take(exp, range(max(k, 0), n + min(k, 0)),
-                                                       axis=axis)):
+            if near(mine, theirs) and not near(
+                    mine, np.take(exp, range(max(k, 0), n + min(k, 0)), axis=axis)):
                 template = ("holds the expected values moved by one place along axis {axis}: an "
                             "index off by one?"
                             if abs(k) == 1 else "holds the expected values moved by {k} places "
@@ -221,9 +216,8 @@ def _first_and_largest(arr, exp, close):
     largest = tuple(int(i) for i in np.unravel_index(int(np.argmax(gap)), gap.shape))
     return say("first differs at index {index}: got {got:.4g}, expected {expected:.4g}; the "
                "largest difference, {gap:.3g}, is at index {where} ({n} of {size} entries differ)",
-               index=first, got=arr[first],
-               expected=exp[first], gap=float(gap[largest]), where=largest, n=int((~close).sum()),
-               size=arr.size)
+               index=first, got=arr[first], expected=exp[first], gap=float(gap[largest]),
+               where=largest, n=int((~close).sum()), size=arr.size)
 
 
 def wrong_values(arr, exp, close, atol, rtol):
@@ -242,9 +236,8 @@ def wrong_values(arr, exp, close, atol, rtol):
     if arr.ndim == 2 and arr.shape[0] == arr.shape[1] and near(arr, exp.T):
         return say("is the transpose of the expected array: rows and columns swapped (the product "
                    "taken in the other order, or a .T missing or one too many?)")
-    for test in (_activation, _offset, _wrong_axis, _scaled_per_axis) + ((_moved,)
-                                                                         if arr.size <= _BIG
-                                                                         else ()):
+    for test in ((_activation, _offset, _wrong_axis, _scaled_per_axis)
+                 + ((_moved,) if arr.size <= _BIG else ())):
         phrase = test(arr, exp, near)
         if phrase is not None:
             return phrase

@@ -3,9 +3,9 @@
 `core.judge` hands each verdict here. The file, `course-progress.jsonl` in the kernel's working
 folder (the notebook's folder; /content in Colab), holds one line per check call:
 
-     {"v": 1, "course": "0.1.0", "lang": "en", "learner": "5f0c9a2e", "notebook":
-     "01_matrix_multiply", "exercise": 2, "attempt": 3, "verdict": "mistake", "mistake":
-     "your-z-is-transposed-entry-t-j", "time": "2026-12-03T14:20:05Z"}
+    {"v": 1, "course": "0.1.0", "lang": "en", "learner": "5f0c9a2e",
+     "notebook": "01_matrix_multiply", "exercise": 2, "attempt": 3, "verdict": "mistake",
+     "mistake": "your-z-is-transposed-entry-t-j", "time": "2026-12-03T14:20:05Z"}
 
 verdict is "correct", "mistake" or "not attempted"; attempt counts the exercise's judged tries in
 this file (0 for a not-attempted call); learner is a random tag made with the file, so that a
@@ -71,8 +71,7 @@ def forget():
 
 
 def recording():
-    """True when verdicts are recorded now: record(), else COURSE_RECORD, else on (off under the
-    course's tests)."""
+    """True when verdicts are recorded: record(), else COURSE_RECORD, else on (off under tests)."""
     if _on[0] is not None:
         return _on[0]
     setting = os.environ.get("COURSE_RECORD", "").strip().lower()
@@ -95,8 +94,7 @@ def progress_path(folder=None):
 
 
 def _tell(template, **values):
-    """Say a recording problem once per session, in the checks' language, on stdout (never an
-    error)."""
+    """Say a recording problem once per session, in the checks' language, on stdout (no error)."""
     if template in _state["said"]:
         return
     _state["said"].add(template)
@@ -155,8 +153,7 @@ def _exercises_of(module):
 
 
 def notebook_of(exercise):
-    """(notebook, exercise number) of an exercise sentence, from the check modules loaded; else
-    None."""
+    """(notebook, exercise number) of an exercise sentence, from the loaded checks; else None."""
     if len(sys.modules) != _index["count"] or exercise not in _index["exercises"]:
         # modules come and go rarely: look again when their number changes
         _index["count"] = len(sys.modules)
@@ -172,8 +169,7 @@ def notebook_of(exercise):
 
 
 def is_record(entry):
-    """True for a dict that reads as a verdict: a notebook's name, an exercise's number, a known
-    verdict."""
+    """True for a dict that reads as a verdict: a notebook, an exercise number, a known verdict."""
     exercise = entry.get("exercise") if isinstance(entry, dict) else None
     return (type(exercise) is int and 0 < exercise < 1000 and isinstance(entry.get("notebook"), str)
             and entry.get("verdict") in VERDICTS)   # `true` is no exercise number
@@ -244,8 +240,7 @@ def _load(path, info):
 
 
 def note(exercise, feedback):
-    """Append the verdict of one check call to the progress file; never raise, never print but
-    once."""
+    """Append one check call's verdict to the progress file; never raise, never print but once."""
     if _state["failed"] or not recording():
         return
     try:
@@ -290,8 +285,7 @@ def _line(found, feedback):
 
 
 def download_progress():
-    """Download the progress file in Colab; elsewhere say where it is. Returns its path (None if
-    none yet)."""
+    """Download the progress file in Colab, else say where it is; return its path (None if none)."""
     path = progress_path()
     if not path.exists():
         print(language.translate(say(NO_FILE, path=str(path))))
