@@ -162,7 +162,7 @@ def notebook_of(exercise):
             return _index["exercises"].get(exercise)
         _index["modules"], _index["exercises"] = loaded, {}
         for name in loaded:
-            notebook = name.rsplit(".", 1)[1].removeprefix("nb")
+            notebook = name.split(".")[2].removeprefix("nb")   # a check package's submodules too
             for sentence, number in _exercises_of(sys.modules[name]).items():
                 _index["exercises"][sentence] = (notebook, number)
     return _index["exercises"].get(exercise)
