@@ -25,10 +25,11 @@ import torch.nn.functional as F
 from exercise_cells import defined_names, exercises
 from torch import nn
 
+from course_paths import check_modules
 from helpers.checks import Check, ModuleCheck, Prediction
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECK_MODULES = sorted(p.stem for p in (ROOT / "helpers" / "checks").glob("nb[0-9][0-9]_*.py"))
+CHECK_MODULES = check_modules()
 
 # Names a solution takes from the notebook's earlier cells.
 EARLIER_CELLS = {"09_decode_bandwidth": {"big": {"n_weights": 2 * 2048 * 8192}},   # the 128 MiB FFN
@@ -122,7 +123,8 @@ def discover(module):
             continue
         if isinstance(obj, (Check, ModuleCheck, Prediction)):
             found.append((name, obj))
-        elif name.startswith("check_") and inspect.isfunction(obj) and obj.__module__ == checks.__name__:
+        elif (name.startswith("check_") and inspect.isfunction(obj)   # in a package: its submodule's
+              and obj.__module__.split(".")[:3] == checks.__name__.split(".")):
             found.append((name, obj))
     return found
 

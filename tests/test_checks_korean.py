@@ -8,6 +8,8 @@ calls it, says in Korean what it says in English, with no template missing.
 """
 
 import ast
+import importlib
+import pkgutil
 import re
 import string
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 from check_catalog import all_entries
 
 import translations
+from course_paths import check_modules
 from helpers.checks import ModuleCheck, Prediction, language
 from helpers.checks.runner import Check
 
@@ -70,7 +73,8 @@ def write_this(what):
 
 
 def module_paths():
-    return sorted(p for p in CHECKS.glob("*.py") if p.name not in VALUE_FORMATTERS)
+    return sorted(p for p in CHECKS.rglob("*.py")   # a check package's submodules too
+                  if p.name not in VALUE_FORMATTERS and "__pycache__" not in p.parts)
 
 
 @pytest.mark.parametrize("english", sorted(KO), ids=lambda t: t[:50])
@@ -81,7 +85,7 @@ def test_a_korean_template_fills_the_same_names(english):
         assert HANGUL.search(korean), f"{english!r} has no Korean in {korean!r}"
 
 
-@pytest.mark.parametrize("path", module_paths(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", module_paths(), ids=lambda p: p.relative_to(CHECKS).as_posix())
 def test_no_sentence_is_built_with_an_f_string(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     lines = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)]
@@ -89,7 +93,7 @@ def test_no_sentence_is_built_with_an_f_string(path):
                        "edition would read it in English. Write say('... {name} ...', name=value) instead.")
 
 
-@pytest.mark.parametrize("path", module_paths(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", module_paths(), ids=lambda p: p.relative_to(CHECKS).as_posix())
 def test_every_literal_sentence_has_korean(path):
     missing = [(line, text) for line, text in sentence_literals(path) if text and text not in KO]
     if missing:
@@ -113,10 +117,13 @@ def test_every_check_objects_sentences_have_korean():
     from helpers import checks
 
     missing = []
-    for module in sorted(p.stem for p in CHECKS.glob("nb[0-9][0-9]_*.py")):
-        loaded = __import__(f"helpers.checks.{module}", fromlist=["x"])
-        for name, value in vars(loaded).items():
-            missing += [(module, name, s) for s in _sentences_of(value) if s and s not in KO]
+    for module in check_modules():
+        package = importlib.import_module(f"helpers.checks.{module}")
+        parts = [importlib.import_module(f"{package.__name__}.{m.name}")   # a package's submodules
+                 for m in pkgutil.iter_modules(getattr(package, "__path__", []))]
+        for loaded in [package, *parts]:
+            for name, value in vars(loaded).items():
+                missing += [(module, name, s) for s in _sentences_of(value) if s and s not in KO]
     assert checks
     if missing:
         modules = sorted({module for module, _, _ in missing})

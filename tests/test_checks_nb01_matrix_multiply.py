@@ -4,6 +4,7 @@ import numpy as np
 
 from helpers import ffn
 from helpers.checks import nb01_matrix_multiply as checks
+from helpers.checks.nb01_matrix_multiply import ex2_dot_products, ex4_fold_layers
 
 
 def by_dots(swap_W=False, transpose=False, no_reset=False, per_term=2, first_add=True,
@@ -144,7 +145,7 @@ def test_real_code_that_still_returns_none_is_told_so():
 def test_a_learner_that_changes_its_inputs_in_place_is_not_fooled():
     def doubled(X, W):                  # X *= 2, then the right answer for the doubled X
         X *= 2
-        return checks._matmul_reference(X, W)
+        return ex2_dot_products._matmul_reference(X, W)
 
     fb = checks.check_matmul_by_dots(doubled)
     assert not fb and "changed its input `X` in place" in fb.message, fb
@@ -152,7 +153,7 @@ def test_a_learner_that_changes_its_inputs_in_place_is_not_fooled():
 
     def zeroed_bias(W1, b1, W2, b2):    # b1[:] = 0 in place: the reference would fold without b1
         b1[:] = 0
-        return checks._fold_reference(W1, b1, W2, b2)
+        return ex4_fold_layers._fold_reference(W1, b1, W2, b2)
 
     fb = checks.check_fold_layers(zeroed_bias)
     assert not fb and "changed its input `b1` in place" in fb.message, fb

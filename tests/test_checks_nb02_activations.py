@@ -6,6 +6,7 @@ import torch
 
 from helpers import activations
 from helpers.checks import nb02_activations as checks
+from helpers.checks.nb02_activations import ex2_gelu_grad, ex3_dead_units, ex4_valley_finder
 
 
 def Phi(x):
@@ -41,9 +42,9 @@ def test_the_untouched_stubs_are_not_attempted():
 
 
 def test_the_reference_gelu_grad_is_autograd_of_torch_gelu():
-    x = torch.tensor(checks._X, dtype=torch.float64, requires_grad=True)
+    x = torch.tensor(ex2_gelu_grad._X, dtype=torch.float64, requires_grad=True)
     torch.nn.functional.gelu(x).sum().backward()
-    assert np.allclose(activations.gelu_grad(checks._X), x.grad.numpy(), atol=1e-12)
+    assert np.allclose(activations.gelu_grad(ex2_gelu_grad._X), x.grad.numpy(), atol=1e-12)
 
 
 def test_gelu_grad():
@@ -70,9 +71,9 @@ def test_gelu_grad():
 
 
 def test_the_dead_unit_reference_is_autograd_and_the_pushed_case_has_16():
-    H = checks._pushed_pre_activations()
+    H = ex3_dead_units._pushed_pre_activations()
     assert checks.dead_units(H) == 16 == int((H <= 0).all(dim=0).sum())
-    assert checks.dead_units(checks._SMALL) == 3
+    assert checks.dead_units(ex3_dead_units._SMALL) == 3
 
 
 def test_dead_units():
@@ -146,7 +147,7 @@ def test_learners_that_change_their_inputs_in_place_are_not_fooled():
 
     def new_slope(slope, lo, hi):       # the slope swapped in place for one whose root is -2
         slope.fn = lambda x: x + 2.0
-        return checks._valley(slope, lo, hi)
+        return ex4_valley_finder._valley(slope, lo, hi)
 
     fb = checks.check_valley_finder(new_slope)
     assert not fb and "find_valley(gelu_grad, -3.0, -0.1) = -2" in fb.message, fb
@@ -180,13 +181,14 @@ def test_importing_and_running_the_checks_leaves_torch_s_generator_alone(monkeyp
     before = torch.get_rng_state()
     # a fresh copy for this test alone: the module every other test holds is put back afterwards
     monkeypatch.setattr(helpers.checks, "nb02_activations", sys.modules["helpers.checks.nb02_activations"])
-    monkeypatch.delitem(sys.modules, "helpers.checks.nb02_activations")
+    for name in [n for n in sys.modules if n.startswith("helpers.checks.nb02_activations")]:
+        monkeypatch.delitem(sys.modules, name)   # the package and its submodules, imported afresh
     fresh = importlib.import_module("helpers.checks.nb02_activations")
     assert torch.equal(before, torch.get_rng_state()), "importing the checks drew from torch's global generator"
-    fresh._pushed_pre_activations.cache_clear()
+    fresh.ex3_dead_units._pushed_pre_activations.cache_clear()
     fresh.check_dead_units(lambda H: int((torch.as_tensor(H) <= 0).all(dim=0).sum()))
     assert torch.equal(before, torch.get_rng_state()), "running the check drew from torch's global generator"
-    assert fresh.dead_units(fresh._pushed_pre_activations()) == 16
+    assert fresh.dead_units(fresh.ex3_dead_units._pushed_pre_activations()) == 16
 
 
 def test_the_fresh_import_above_leaves_every_other_test_the_module_it_holds():

@@ -9,7 +9,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from helpers import activations, capacity
 from helpers.checks import nb03_ffn_forward as checks
+from helpers.checks.nb03_ffn_forward import ex2_gpt2_mlp, ex4_backward_cases
 
 # ---- Exercise 2: GPT-2's MLP with Conv1D weights (in, out) -------------------------------------------
 
@@ -89,11 +91,11 @@ def test_the_reference_is_hugging_faces_gpt2_mlp():
     transformers = pytest.importorskip("transformers")
     from transformers.models.gpt2.modeling_gpt2 import GPT2MLP
 
-    reference = checks._reference()
+    reference = ex2_gpt2_mlp._reference()
     config = transformers.GPT2Config(n_embd=checks.D_MODEL, n_inner=checks.D_FF, resid_pdrop=0.0)
     hf = GPT2MLP(checks.D_FF, config).double().eval()
     hf.load_state_dict(reference.state_dict())     # the same keys and (in, out) shapes: no transpose
-    x = checks._tokens()
+    x = ex2_gpt2_mlp._tokens()
     with torch.no_grad():
         torch.testing.assert_close(reference(x), hf(x), rtol=0, atol=1e-12)
 
@@ -271,7 +273,7 @@ def least_squares(solve):
     (least_squares(lambda A, B: torch.linalg.lstsq(A, B).solution), "linalg_lstsq"),
     (least_squares(lambda A, B: torch.linalg.pinv(A) @ B), "linalg_pinv"),
     (least_squares(lambda A, B: torch.from_numpy(np.linalg.lstsq(A.numpy(), B.numpy(), rcond=None)[0])), "lstsq"),
-    (lambda f, k, v: checks.capacity.fit_down_proj(f, k, v), "linalg_lstsq"),
+    (lambda f, k, v: capacity.fit_down_proj(f, k, v), "linalg_lstsq"),
 ])
 def test_least_squares_is_named_in_the_gradient_descent_exercise(learn, words):
     fb = checks.check_learned_memory(learn)
@@ -289,9 +291,9 @@ def test_a_missing_zero_grad_is_named_not_told_to_train_longer():
 
 
 def by_hand(**slip):
-    """A learner's ffn_backward, written out, with one slip switched on (see checks._by_hand)."""
+    """A learner's ffn_backward, written out, with one slip switched on (see ex4_backward_cases._by_hand)."""
     def ffn_backward(x, W1, b1, W2, b2, grad_out):
-        return checks._by_hand(x, W1, b1, W2, b2, grad_out, **slip)
+        return ex4_backward_cases._by_hand(x, W1, b1, W2, b2, grad_out, **slip)
     return ffn_backward
 
 
@@ -299,12 +301,12 @@ def right_backward(x, W1, b1, W2, b2, grad_out):
     h = x @ W1 + b1                                   # pre-activation (T, d_ff)
     a = F.gelu(h)
     dW2, db2 = a.T @ grad_out, grad_out.sum(0)
-    dh = (grad_out @ W2.T) * checks.activations.gelu_grad(h)
+    dh = (grad_out @ W2.T) * activations.gelu_grad(h)
     return x.T @ dh, dh.sum(0), dW2, db2, dh @ W1.T
 
 
 def test_the_backward_reference_is_autograd_and_a_right_answer_is_accepted():
-    case = checks._backward_case(*checks._BACKWARD_CASES[0])
+    case = ex4_backward_cases._backward_case(*ex4_backward_cases._BACKWARD_CASES[0])
     for mine, theirs in zip(right_backward(*case), checks.autograd_backward(*case), strict=True):
         assert torch.allclose(mine, theirs, rtol=1e-12, atol=1e-13)
     assert checks.check_ffn_backward(right_backward)
@@ -319,20 +321,20 @@ def transposed_dW1(*case):
 
 def bias_per_token(*case):
     x, W1, b1, W2, b2, g = case
-    dh = (g @ W2.T) * checks.activations.gelu_grad(x @ W1 + b1)
+    dh = (g @ W2.T) * activations.gelu_grad(x @ W1 + b1)
     grads = right_backward(*case)
     return grads[0], dh, grads[2], grads[3], grads[4]
 
 
 def dx_at_h(*case):
     x, W1, b1, W2, b2, g = case
-    dh = (g @ W2.T) * checks.activations.gelu_grad(x @ W1 + b1)
+    dh = (g @ W2.T) * activations.gelu_grad(x @ W1 + b1)
     return right_backward(*case)[:4] + (dh,)
 
 
 def missing_transpose(x, W1, b1, W2, b2, grad_out):
     h = x @ W1 + b1
-    dh = (grad_out @ W2) * checks.activations.gelu_grad(h)          # W2, not W2.T: a shape error on a wide layer
+    dh = (grad_out @ W2) * activations.gelu_grad(h)          # W2, not W2.T: a shape error on a wide layer
     return x.T @ dh, dh.sum(0), F.gelu(h).T @ grad_out, grad_out.sum(0), dh @ W1.T
 
 
@@ -391,7 +393,7 @@ def test_autograd_is_not_the_backward_pass_by_hand():
 def test_an_input_changed_in_place_is_named(name):
     def changes_one(*case):
         grads = tuple(g.clone() for g in right_backward(*case))
-        dict(zip(checks._INPUT_NAMES, case, strict=True))[name].mul_(2)   # e.g. `W1 *= 2` after the work
+        dict(zip(ex4_backward_cases._INPUT_NAMES, case, strict=True))[name].mul_(2)   # e.g. `W1 *= 2` after the work
         return grads
 
     fb = checks.check_ffn_backward(changes_one)

@@ -13,6 +13,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers.checks import nb05_swiglu_gate as checks
+from helpers.checks.nb05_swiglu_gate import (
+    ex2_split_gate_up,
+    ex4_multiplier_range,
+    ex6_backward_cases,
+)
 from helpers.gated import GatedMLP, fuse_gate_up, llama_d_ff
 
 
@@ -101,7 +106,7 @@ def test_importing_and_calling_the_checks_leaves_torch_generator_alone():
     code = ("import torch, helpers, importlib; s = torch.get_rng_state(); "
             "m = importlib.import_module('helpers.checks.nb05_swiglu_gate'); "
             "assert torch.equal(s, torch.get_rng_state()), 'import'; "
-            "m.check_split_gate_up(lambda d: None); list(m._SPLIT_CASES); m.check_gated_mlp_backward(lambda *a: 1); "
+            "m.check_split_gate_up(lambda d: None); list(m.ex2_split_gate_up._SPLIT_CASES); m.check_gated_mlp_backward(lambda *a: 1); "
             "assert torch.equal(s, torch.get_rng_state()), 'call'; print('ok')")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300)
     assert run.stdout.strip() == "ok", run.stderr[-2000:]
@@ -130,10 +135,10 @@ def test_split_gate_up_accepts_right_answers(split):
 
 
 def test_the_split_checkpoint_loads_and_computes_what_the_fused_mlp_computes():
-    for (state,) in checks._SPLIT_CASES:
+    for (state,) in ex2_split_gate_up._SPLIT_CASES:
         d_ff, d_model = state["down_proj.weight"].shape[1], state["down_proj.weight"].shape[0]
         mlp = GatedMLP(d_model, d_ff).double()
-        mlp.load_state_dict(checks._split(state))        # strict: exactly GatedMLP's keys and shapes
+        mlp.load_state_dict(ex2_split_gate_up._split(state))        # strict: exactly GatedMLP's keys and shapes
         fused = fuse_gate_up(mlp)
         fused.load_state_dict(state)
         x = torch.randn(3, d_model, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
@@ -150,7 +155,7 @@ def test_the_split_agrees_with_transformers_phi3_and_llama():
     small = {"hidden_act": "silu", "num_attention_heads": 2, "num_key_value_heads": 2}
     phi3 = Phi3MLP(transformers.Phi3Config(hidden_size=8, intermediate_size=24, **small)).double()
     llama = LlamaMLP(transformers.LlamaConfig(hidden_size=8, intermediate_size=24, **small)).double()
-    llama.load_state_dict(checks._split(phi3.state_dict()))
+    llama.load_state_dict(ex2_split_gate_up._split(phi3.state_dict()))
     x = torch.randn(2, 5, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
         torch.testing.assert_close(llama(x), phi3(x), rtol=0, atol=1e-12)
@@ -316,7 +321,7 @@ def test_multiplier_range_accepts_right_answers(answer):
 ])
 def test_the_reference_range_is_exactly_the_multipliers_that_give_the_width(d_model, multiple_of, published,
                                                                             multiplier):
-    low, high = checks._multiplier_range(d_model, multiple_of, published)
+    low, high = ex4_multiplier_range._multiplier_range(d_model, multiple_of, published)
     assert low <= multiplier < high
     for m in (low + 1e-9, (low + high) / 2, high - 1e-9, multiplier):
         assert llama_d_ff(d_model, multiple_of, m) == published, m
@@ -443,8 +448,8 @@ def test_backward_accepts_right_answers(answer):
 
 
 def test_the_reference_is_autograd_and_agrees_with_the_hand_derivation():
-    for case in checks._BACKWARD_CASES:
-        for mine, theirs in zip(backward(*case), checks._autograd(*case), strict=True):
+    for case in ex6_backward_cases._BACKWARD_CASES:
+        for mine, theirs in zip(backward(*case), ex6_backward_cases._autograd(*case), strict=True):
             torch.testing.assert_close(mine, theirs, rtol=1e-12, atol=1e-12)
 
 

@@ -3,6 +3,7 @@
 import pytest
 
 from helpers.checks import nb06_parameter_table as checks
+from helpers.checks.nb06_parameter_table import ex2_count_llama, sizes
 from helpers.config_params import count_params
 
 
@@ -30,8 +31,8 @@ def test_untouched_stubs_are_not_attempted():
 
 def test_the_reference_is_the_calculator():
     # the check's cases are the shipped configs, counted by helpers.config_params
-    assert count_llama(checks._config("llama-3-8b")) == count_params("llama-3-8b").total == 8_030_261_248
-    assert count_moe(checks._config("mixtral-8x7b")) == (46_702_792_704, 12_879_925_248)
+    assert count_llama(sizes._config("llama-3-8b")) == count_params("llama-3-8b").total == 8_030_261_248
+    assert count_moe(sizes._config("mixtral-8x7b")) == (46_702_792_704, 12_879_925_248)
 
 
 def test_count_llama_accepts_the_solution():
@@ -237,11 +238,11 @@ def test_a_tied_config_without_its_embedding_is_named():
 def test_the_llama_slips_give_distinct_counts():
     """Each slip moves the first config's count (and the tied one's, for the lm_head) by its own amount, so
     that none hides another where the check first sees it (the shared k/v sentence excepted: it says both)."""
-    for c in (checks._LLAMA_CASES[0][0], checks._TINY_TIED):
-        deltas = [delta(c) for _, delta in checks._LLAMA_SLIPS if delta is not checks._kv_half]
+    for c in (ex2_count_llama._LLAMA_CASES[0][0], ex2_count_llama._TINY_TIED):
+        deltas = [delta(c) for _, delta in ex2_count_llama._LLAMA_SLIPS if delta is not ex2_count_llama._kv_half]
         seen = [d for d in deltas if d]
         assert len(seen) == len(set(seen)), (c, deltas)
-    assert checks._kv_half(checks._LLAMA_CASES[0][0]) is None, "TinyLlama tells the two k/v slips apart"
+    assert ex2_count_llama._kv_half(ex2_count_llama._LLAMA_CASES[0][0]) is None, "TinyLlama tells the two k/v slips apart"
 
 
 def moe(c, router="right", active="right", total_experts="all", experts_matrices=3, **llama_slip):

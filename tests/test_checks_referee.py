@@ -25,7 +25,7 @@ import torch
 from check_catalog import CHECK_MODULES, all_entries, solved
 from torch import nn
 
-from helpers.checks import Check, Feedback, ModuleCheck, Prediction, core
+from helpers.checks import Check, Feedback, ModuleCheck, Prediction, in_place
 
 fresh = copy.deepcopy   # the test's own copies of a check's cases
 
@@ -195,7 +195,7 @@ def test_changing_the_inputs_in_place_never_fools_a_check(entry, mutation):
         changes_a_case = changes_a_case or not same_value(args, fresh(case))
         args = fresh(case)
         answer = check.reference(*args)
-        handed_back = handed_back or any(core._handed_back(a, answer) for a in args)
+        handed_back = handed_back or any(in_place._handed_back(a, answer) for a in args)
     if changes_a_case and not handed_back:   # an input the answer is made of (an all-reduce's buffers) may change
         assert "in place" in fb.message, f"{entry.id}: {mutation} is not named: {fb}"
     assert same_value(cases, list(check.cases)), f"{entry.id}: {mutation} in the learner's function changed the cases"
@@ -769,7 +769,10 @@ def test_a_module_check_refuses_the_reference_and_its_subclasses(entry):
 
 def _reference_class(entry):
     """The course's class the check's reference is, for a ModuleCheck or the one a function check wraps."""
-    module_checks = [obj for obj in vars(sys.modules[f"helpers.checks.{entry.module}"]).values()
+    name = f"helpers.checks.{entry.module}"   # a check package's submodules too
+    modules = [module for key, module in sorted(sys.modules.items())
+               if key == name or key.startswith(name + ".")]
+    module_checks = [obj for module in modules for obj in vars(module).values()
                      if isinstance(obj, ModuleCheck)]
     check = entry.check if isinstance(entry.check, ModuleCheck) else module_checks[0]
     classes = [c for c in type(check.reference()).__mro__ if c.__module__.startswith("helpers.")
@@ -845,13 +848,13 @@ def test_in_place_tricks_that_used_to_pass():
 
     def doubled(X, W):                  # X *= 2, then the right answer for the doubled X
         X *= 2
-        return nb01._matmul_reference(X, W)
+        return nb01.ex2_dot_products._matmul_reference(X, W)
 
     assert not nb01.check_matmul_by_dots(doubled)
 
     def untied(config):                 # tie_word_embeddings removed, then the count without it
         config.pop("tie_word_embeddings", None)
-        return nb06._total(config)
+        return nb06.sizes._total(config)
 
     assert not nb06.check_count_llama(untied)
     namespace, _, _ = solved("nb06_parameter_table")
@@ -913,10 +916,10 @@ def test_the_referee_covers_every_kind_of_check():
 
 
 def test_a_function_that_never_ends_is_stopped_with_a_sentence(monkeypatch):
-    from helpers.checks import core
+    from helpers.checks import calling
     from helpers.checks.nb02_activations import check_valley_finder as check
 
-    monkeypatch.setattr(core, "TIME_LIMIT_S", 0.5)
+    monkeypatch.setattr(calling, "TIME_LIMIT_S", 0.5)
 
     def bisect_forever(f, lo, hi):
         while hi - lo >= 0:   # always true

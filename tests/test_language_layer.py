@@ -16,7 +16,7 @@ from helpers.checks import show
 
 BOTTOM = ("language.py", "particles.py")
 SPEAKERS = ("gpt2.py", "setup.py", "device.py", "progress.py", "study.py", "study_group.py", "study_page.py",
-            "checks/core.py", "checks/recording.py")
+            "checks/verdict.py", "checks/recording.py")
 
 
 def _imports(path):

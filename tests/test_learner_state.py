@@ -25,6 +25,8 @@ import numpy as np
 import pytest
 import torch
 
+from course_paths import check_modules
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 LEARNER_THREADS = 3
@@ -62,8 +64,11 @@ def helper_modules():
     """Every module of helpers.checks and helpers.demos, by import name."""
     names = []
     for package in ("checks", "demos"):
-        for path in sorted((ROOT / "helpers" / package).glob("*.py")):
-            names.append(f"helpers.{package}" if path.stem == "__init__" else f"helpers.{package}.{path.stem}")
+        for path in sorted((ROOT / "helpers" / package).rglob("*.py")):   # a package's submodules too
+            if "__pycache__" in path.parts:
+                continue
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            names.append(".".join(parts[:-1] if path.stem == "__init__" else parts))
     return names
 
 
@@ -116,7 +121,7 @@ def test_importing_a_check_or_demo_module_changes_nothing():
     assert not bad, f"importing these changed the learner's state: {bad}"
 
 
-CHECK_NOTEBOOK_MODULES = [f"helpers.checks.{p.stem}" for p in sorted((ROOT / "helpers" / "checks").glob("nb*.py"))]
+CHECK_NOTEBOOK_MODULES = [f"helpers.checks.{name}" for name in check_modules()]
 
 # Each module alone, first thing: one fresh interpreter loads what every notebook's setup cell has
 # loaded before a check module (numpy, torch, matplotlib, no helper), then forks a copy of itself

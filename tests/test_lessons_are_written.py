@@ -7,7 +7,7 @@ import re
 import nbformat
 import pytest
 
-from course_paths import ROOT, notebook_paths
+from course_paths import ROOT, check_files, notebook_paths
 
 NOTEBOOKS = notebook_paths()
 
@@ -19,7 +19,8 @@ def todo_places(path):
     cells = [i for i, c in enumerate(nbformat.read(path, as_version=4).cells) if "TODO" in c.source]
     if cells:
         places.append(f"{path.relative_to(ROOT)} (cells {', '.join(map(str, cells))})")
-    for module in [f"helpers/checks/nb{stem}.py", f"helpers/demos/nb{stem}.py", f"tests/test_checks_nb{stem}.py"]:
+    checks = [str(p.relative_to(ROOT)) for p in check_files(f"nb{stem}")]   # a module or a package's files
+    for module in [*checks, f"helpers/demos/nb{stem}.py", f"tests/test_checks_nb{stem}.py"]:
         lines = [n for n, line in enumerate((ROOT / module).read_text().splitlines(), 1) if "TODO" in line] \
             if (ROOT / module).exists() else []
         if lines:

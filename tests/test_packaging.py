@@ -92,6 +92,9 @@ def test_wheel_ships_the_package_and_the_data(tmp_path):
     assert "helpers/ffn.py" in names
     for name in data.list_data():
         assert f"helpers/_data/{name}" in names, name
+    for path in sorted((ROOT / "helpers").rglob("*.py")):   # a check package's submodules too
+        if "__pycache__" not in path.parts:
+            assert path.relative_to(ROOT).as_posix() in names, path
 
 
 def test_helpers_is_self_contained():

@@ -202,7 +202,7 @@ def test_a_local_install_with_files_missing_is_named_and_pip_is_not_run(tmp_path
     env = half_installed(tmp_path, "repair")
     target = tmp_path / "target"
     shutil.copy(ROOT / "helpers" / "plots.py", target / "helpers" / "plots.py")
-    (target / "helpers" / "checks" / "nb03_ffn_forward.py").unlink()  # imported only later
+    (target / "helpers" / "checks" / "nb04_network_3d.py").unlink()  # imported only later
     info = target / f"{PACKAGE.replace('-', '_')}-{VERSION}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {PACKAGE}\nVersion: {VERSION}\n")
@@ -212,7 +212,7 @@ def test_a_local_install_with_files_missing_is_named_and_pip_is_not_run(tmp_path
     cells = run_setup("", env, cwd=tmp_path)
     assert_stops_with(cells, [
         f"The course package {VERSION} is installed but does not import:"
-        " helpers/checks/nb03_ffn_forward.py is missing from the install.",
+        " helpers/checks/nb04_network_3d.py is missing from the install.",
         f"Run `pip install --force-reinstall --no-deps {PIN}`, then restart the kernel.",
     ])
     assert pip_calls(tmp_path) == [], "outside Colab the cell installs nothing"

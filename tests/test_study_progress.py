@@ -170,6 +170,17 @@ def test_every_check_finds_its_notebook():
             assert recording.notebook_of(sentence) == (notebook, number), sentence
 
 
+def test_a_check_packages_submodule_names_its_notebook_not_itself(monkeypatch):
+    import sys
+
+    name = "helpers.checks.nb01_matrix_multiply.ex1_rows"
+    module = sys.modules[name]
+    monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, name, module)   # loaded after its package: listed last
+    monkeypatch.setitem(recording._index, "count", -1)
+    assert recording.notebook_of("Exercise 1 (which rows move?)") == ("01_matrix_multiply", 1)
+
+
 def test_the_exercise_list_from_the_check_modules_matches_the_notebooks():
     """What an installed package knows (helpers/checks) agrees with the notebooks' headings and tags."""
     listed = study.exercises()

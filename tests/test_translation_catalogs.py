@@ -139,10 +139,10 @@ def test_a_changed_code_cell_makes_the_korean_notebook_stale(tmp_path):
 
 
 def test_a_changed_check_sentence_is_fuzzy_with_its_previous_english(tmp_path):
-    module = ROOT / "helpers" / "checks" / "nb01_matrix_multiply.py"
+    module = ROOT / "helpers" / "checks" / "nb01_matrix_multiply" / "ex1_rows.py"
     old = "Exercise 1 (which rows move?)"
     assert old in module.read_text(encoding="utf-8")
-    checks = tmp_path / "helpers" / "checks"
+    checks = tmp_path / "helpers" / "checks" / "nb01_matrix_multiply"
     checks.mkdir(parents=True)
     (checks / module.name).write_text(module.read_text(encoding="utf-8").replace(old, "Exercise 1 (which row moves?)"),
                                       encoding="utf-8")
@@ -150,11 +150,11 @@ def test_a_changed_check_sentence_is_fuzzy_with_its_previous_english(tmp_path):
     catalog = translations.read_catalog(translations.CHECKS_PO)
     before = {m.id for m in catalog if m.id}
     assert ("missing", "Exercise 1 (which row moves?)") in translations.check_problems(catalog, template)[
-        "helpers/checks/nb01_matrix_multiply.py"]
+        "helpers/checks/nb01_matrix_multiply/ex1_rows.py"]
     translations.update_checks(catalog, template)
     entry = catalog.get("Exercise 1 (which row moves?)")
     assert entry.fuzzy and entry.previous_id == [old] and entry.string == BEFORE[old]
-    assert ("fuzzy", entry.id) in translations.check_problems(catalog, template)["helpers/checks/nb01_matrix_multiply.py"]
+    assert ("fuzzy", entry.id) in translations.check_problems(catalog, template)["helpers/checks/nb01_matrix_multiply/ex1_rows.py"]
     translations.write_catalog(tmp_path / "checks.po", catalog)
     again = translations.update_checks(translations.read_catalog(tmp_path / "checks.po"), template)
     assert again.get(entry.id).previous_id == [old] and again.get(entry.id).fuzzy, "the previous English stays"

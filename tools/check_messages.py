@@ -1,4 +1,4 @@
-"""A Babel extraction method for the checks' sentences (helpers/checks/*.py, and the modules of
+"""A Babel extraction method for the checks' sentences (helpers/checks/**/*.py, and the modules of
 helpers that speak through `show.say`: the progress record, the study group's report).
 
 Babel's own Python extractor finds the first argument of a keyword call. A check's sentences
@@ -214,13 +214,14 @@ def extract(fileobj, keywords, comment_tags, options):
 
 
 def sources(root):
-    """The modules whose sentences the checks' catalog holds: helpers/checks/*.py, and every other module
+    """The modules whose sentences the checks' catalog holds: helpers/checks/**/*.py, and every other module
     of helpers (and of helpers/demos and helpers/params) that says sentences with say or said (the progress
     record, the study group's report, the demos' figures and controls), and the tools that say them (the
     set-up's, through tools/setup_language.py; tools/slide_layout.py's marks on a slide that continues
     another)."""
     helpers = Path(root) / "helpers"
-    found = [p for p in sorted((helpers / "checks").glob("*.py")) if p.name not in SKIPPED]
+    found = [p for p in sorted((helpers / "checks").rglob("*.py"))   # a check package's submodules too
+             if p.name not in SKIPPED and "__pycache__" not in p.parts]
     for path in sorted(helpers.glob("*.py")) + sorted((helpers / "demos").glob("*.py")) + sorted((helpers / "params").glob("*.py")):
         text = path.read_text(encoding="utf-8")
         if re.search(r"from helpers(\.checks\.show|\.language) import|from helpers import .*\blanguage\b", text) \

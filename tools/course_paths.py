@@ -21,6 +21,25 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 NOTEBOOK_NAME = re.compile(r"[0-9]{2}_[a-z0-9_]+\.ipynb")
 
 
+def check_modules():
+    """The notebooks' check modules by name (nb03_ffn_forward, ...), in order: a module
+    helpers/checks/nbNN_name.py, or a package helpers/checks/nbNN_name/ whose __init__.py imports
+    the checks from its submodules."""
+    checks = ROOT / "helpers" / "checks"
+    return sorted(p.name.removesuffix(".py") for p in checks.glob("nb[0-9][0-9]_*")
+                  if p.suffix == ".py" or (p / "__init__.py").is_file())
+
+
+def check_files(name):
+    """The source files of check module `name` (nb03_ffn_forward): its .py file, or every .py file
+    of its package, __init__.py first."""
+    checks = ROOT / "helpers" / "checks"
+    if (checks / f"{name}.py").is_file():
+        return [checks / f"{name}.py"]
+    files = sorted((checks / name).glob("*.py"))
+    return sorted(files, key=lambda p: p.name != "__init__.py")
+
+
 def is_course_notebook(path):
     """True for NN_name.ipynb, False for a copy or any other file name."""
     return NOTEBOOK_NAME.fullmatch(Path(path).name) is not None

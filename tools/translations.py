@@ -5,7 +5,7 @@ any PO editor; read and written with Babel):
 
 - notebooks.po: each English notebook's markdown cells, msgctxt "<notebook>#<cell id>", msgid
   the English (the Colab badge left out), msgstr the Korean;
-- checks.po: the checks' sentences (helpers/checks/*.py), extracted by check_messages.py, a
+- checks.po: the checks' sentences (helpers/checks/**/*.py), extracted by check_messages.py, a
   Babel extraction method; each entry's `#:` names the modules that say it. Compiled into
   helpers/locale/ko/LC_MESSAGES/checks.mo (built, not committed: tools/compile_catalogs.py), which
   the package reads;

@@ -11,7 +11,7 @@ code gets copies of the cases, the reference works on its own; anything the
 learner's code raises or returns becomes a sentence; and the learner's random
 state and torch settings are left as they were (`helpers.checks.state`). A
 check written as a function does the same with `core.referee` (the decorator),
-`core.attempt` (the call) and `core.outcome` (not attempted, None, an error);
+`calling.attempt` (the call) and `calling.outcome` (not attempted, None, an error);
 a reference module is built inside `state.seeded(seed)`.
 
 Each verdict is also recorded, one line in course-progress.jsonl beside the notebooks
@@ -24,4 +24,5 @@ from helpers.checks.module import ModuleCheck
 from helpers.checks.recording import download_progress, record
 from helpers.checks.runner import Check, Mistake, Prediction
 
-__all__ = ["Check", "Feedback", "Mistake", "ModuleCheck", "Prediction", "download_progress", "record"]
+__all__ = ["Check", "Feedback", "Mistake", "ModuleCheck", "Prediction", "download_progress",
+           "record"]

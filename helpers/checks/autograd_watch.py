@@ -32,7 +32,8 @@ class AutogradWatch(torch.overrides.TorchFunctionMode):
 
 
 def autograd_used(fn, *args):
-    """The autograd calls fn(*copies of args) made, sorted; [] when none (or when fn raised before any)."""
+    """The autograd calls fn(*copies of args) made, sorted; [] when none (or when fn raised before
+    any)."""
     watch = AutogradWatch()
     with watch:
         attempt(fn, *args)

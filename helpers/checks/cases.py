@@ -10,7 +10,8 @@ from helpers.checks.show import describe, say
 
 
 class Named(dict):
-    """A dict that messages show by its name: repr gives "<name>" (name: a say() Text, or a plain label)."""
+    """A dict that messages show by its name: repr gives "<name>" (name: a say() Text, or a plain
+    label)."""
 
     def __init__(self, values, name):
         super().__init__(values)
@@ -21,12 +22,14 @@ class Named(dict):
 
 
 def pair(names, one):
-    """A comparer for a 2-tuple or 2-list: `one` on each half, the first difference named by `names`."""
+    """A comparer for a 2-tuple or 2-list: `one` on each half, the first difference named by
+    `names`."""
     first, second = names
 
     def compare(got, expected):
         if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return say("returned {got}; expected a pair ({first}, {second})", got=describe(got), first=first,
+            return say("returned {got}; expected a pair ({first}, {second})", got=describe(got),
+                       first=first,
                        second=second)
         for what, g, e in zip(names, got, expected, strict=True):
             problem = one(g, e)

@@ -14,7 +14,8 @@ import torch
 from helpers.checks.diagnose import wrong_shape, wrong_values
 from helpers.checks.show import describe, plain, say, shape_str, show, to_numpy
 
-# The relative precision of each floating type: a float32 answer agrees with a float64 reference to about this.
+# The relative precision of each floating type: a float32 answer agrees with a float64 reference to
+# about this.
 _EPS = {"float16": 1e-3, "bfloat16": 8e-3, "float32": 1.2e-7}
 
 
@@ -24,15 +25,18 @@ def _dtype_name(value):
 
 
 def _lower_precision(got, expected, arr, exp):
-    """A phrase when got is a lower-precision float than expected and agrees to its own precision."""
+    """A phrase when got is a lower-precision float than expected and agrees to its own
+    precision."""
     mine, theirs = _dtype_name(got), _dtype_name(expected)
     if mine not in _EPS or theirs not in ("float64", None) or mine == theirs:
         return None
     tol = 64 * _EPS[mine]
-    if not np.allclose(arr, exp, rtol=tol, atol=tol * max(1.0, float(np.abs(exp).max(initial=0.0)))):
+    if not np.allclose(arr, exp, rtol=tol,
+                       atol=tol * max(1.0, float(np.abs(exp).max(initial=0.0)))):
         return None
-    return say("is {dtype}, and agrees with the float64 reference only to {dtype}'s precision: keep float64 "
-               "(did you call .float() or .half(), or make a tensor without dtype=torch.float64?)", dtype=mine)
+    return say("is {dtype}, and agrees with the float64 reference only to {dtype}'s precision: "
+               "keep float64 (did you call .float() or .half(), or make a tensor without "
+               "dtype=torch.float64?)", dtype=mine)
 
 
 def _shape(value):
@@ -42,8 +46,8 @@ def _shape(value):
 
 
 def arrays(atol=1e-6, rtol=1e-6):
-    """Arrays or tensors: kind, then shape, then finite values, then values within tolerance; a wrong shape or
-    wrong values are said as the likely mistake (helpers.checks.diagnose)."""
+    """Arrays or tensors: kind, then shape, then finite values, then values within tolerance; a
+    wrong shape or wrong values are said as the likely mistake (helpers.checks.diagnose)."""
 
     def compare(got, expected):
         mine, theirs = _shape(got), _shape(expected)
@@ -61,13 +65,15 @@ def arrays(atol=1e-6, rtol=1e-6):
         close = np.isclose(arr, exp, atol=atol, rtol=rtol)
         if close.all():
             return None
-        return _lower_precision(got, expected, arr, exp) or wrong_values(arr, exp, close, atol, rtol)
+        return _lower_precision(got, expected, arr, exp) or wrong_values(arr, exp, close, atol,
+                                                                         rtol)
 
     return compare
 
 
 def _real(value):
-    """value as a Python int or float when it is one real number (a 1-element tensor too), else None."""
+    """value as a Python int or float when it is one real number (a 1-element tensor too), else
+    None."""
     value = plain(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -80,9 +86,11 @@ def exact():
     def compare(got, expected):
         number = _real(got)
         if number is None:
-            return say("returned {got}; expected the number {expected:,}", got=describe(got), expected=expected)
+            return say("returned {got}; expected the number {expected:,}", got=describe(got),
+                       expected=expected)
         if isinstance(number, float) and not number.is_integer():
-            return say("returned {got}; expected the whole number {expected:,}", got=number, expected=expected)
+            return say("returned {got}; expected the whole number {expected:,}", got=number,
+                       expected=expected)
         if int(number) == expected:
             return None
         return say("= {got:,}; expected {expected:,}", got=int(number), expected=expected)
@@ -107,7 +115,8 @@ def number(rel=1e-6, abs=1e-12):  # noqa: A002 - the name math.isclose uses
 
 
 def same(got, expected):
-    """got == expected as one True or False, whatever got is (False when == gives no single answer)."""
+    """got == expected as one True or False, whatever got is (False when == gives no single
+    answer)."""
     try:
         result = got == expected
         if isinstance(result, (bool, np.bool_)):

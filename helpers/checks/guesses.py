@@ -31,13 +31,15 @@ def _number(value):
     return float(value)
 
 
-# Prediction's "you predicted {guess}, {answer} {actual}. {why}", with the mistake's sentence before the why.
+# Prediction's "you predicted {guess}, {answer} {actual}. {why}", with the mistake's sentence before
+# the why.
 _NAMED = "you predicted {guess}, {answer} {actual}. {mistake} {why}"
 
 
 @dataclass(frozen=True)
 class NamedPrediction(Prediction):
-    """A Prediction whose `mistakes` (Mistake rows with when(guess, actual)) name typical wrong guesses."""
+    """A Prediction whose `mistakes` (Mistake rows with when(guess, actual)) name typical wrong
+    guesses."""
 
     mistakes: Sequence[Mistake] = ()
 
@@ -46,10 +48,14 @@ class NamedPrediction(Prediction):
         guess_value, actual_value = _number(guess), _number(actual)
         if feedback.status != WRONG or guess_value is None or actual_value is None:
             return feedback
-        said = getattr(feedback.message, "values", {})   # the guess, the answer and the why, as Prediction said them
-        if not feedback.message.endswith(self.why) or "guess" not in said:   # a message of its own (a percent, ...)
+        # the guess, the answer and the why, as Prediction said them
+        said = getattr(feedback.message, "values", {})
+        # a message of its own (a percent, ...)
+        if not feedback.message.endswith(self.why) or "guess" not in said:
             return feedback
         for mistake in self.mistakes:
             if mistake.matches(guess_value, (actual_value,), compare=None):
-                return wrong(self.exercise, say(_NAMED, **{**said, "mistake": say(mistake.message, got=guess_value)}))
+                return wrong(self.exercise,
+                             say(_NAMED,
+                                 **{**said, "mistake": say(mistake.message, got=guess_value)}))
         return feedback

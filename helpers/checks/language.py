@@ -23,7 +23,8 @@ from helpers.particles import PARTICLES, particle, reading  # noqa: F401 - re-ex
 
 
 def with_particles(template, args=(), values=None):
-    """template filled as a check fills it (show.fill), each two-form particle chosen by the value shown."""
+    """template filled as a check fills it (show.fill), each two-form particle chosen by the value
+    shown."""
     from helpers import language
 
     return language.with_particles(template, args, values, Text.shown)

@@ -3,9 +3,9 @@
 `core.judge` hands each verdict here. The file, `course-progress.jsonl` in the kernel's working
 folder (the notebook's folder; /content in Colab), holds one line per check call:
 
-    {"v": 1, "course": "0.1.0", "lang": "en", "learner": "5f0c9a2e", "notebook": "01_matrix_multiply",
-     "exercise": 2, "attempt": 3, "verdict": "mistake", "mistake": "your-z-is-transposed-entry-t-j",
-     "time": "2026-12-03T14:20:05Z"}
+    {"v": 1, "course": "0.1.0", "lang": "en", "learner": "5f0c9a2e",
+     "notebook": "01_matrix_multiply", "exercise": 2, "attempt": 3, "verdict": "mistake",
+     "mistake": "your-z-is-transposed-entry-t-j", "time": "2026-12-03T14:20:05Z"}
 
 verdict is "correct", "mistake" or "not attempted"; attempt counts the exercise's judged tries in
 this file (0 for a not-attempted call); learner is a random tag made with the file, so that a
@@ -44,17 +44,18 @@ from helpers.checks.show import Text, say
 FILE_NAME = "course-progress.jsonl"
 FORMAT = 1
 VERDICTS = ("correct", "mistake", "not attempted")
-MAX_READ = 2**25   # 32 MiB: a verdict is a line of about 250 bytes, a year of daily checks about a megabyte
+# 32 MiB: a verdict is a line of about 250 bytes, a year of daily checks about a megabyte
+MAX_READ = 2**25
 _on = [None]          # None: follow COURSE_RECORD; True or False: record() decided
 _state = {"file": None, "learner": None, "tries": {}, "seen": set(), "said": set(), "failed": False}
 _index = {"modules": None, "count": 0, "exercises": {}}
 
 CANNOT_WRITE = ("could not write your progress to {path} ({reason}). Your checks work as before; "
                 "recording stops for this session.")
-DAMAGED = ("{path} has {n} lines that are not progress records (lines {lines}): they are skipped, and "
-           "recording goes on after them.")
-CANNOT_READ = ("could not read your progress so far in {path} ({reason}). Your checks work as before, and "
-               "recording goes on; tries are counted from now.")
+DAMAGED = ("{path} has {n} lines that are not progress records (lines {lines}): they are skipped, "
+           "and recording goes on after them.")
+CANNOT_READ = ("could not read your progress so far in {path} ({reason}). Your checks work as "
+               "before, and recording goes on; tries are counted from now.")
 NO_FILE = "no progress recorded yet: {path} appears after your first exercise check."
 SEND_FILE = "your progress file is {path}: send it to your study group's leader."
 
@@ -70,13 +71,14 @@ def forget():
 
 
 def recording():
-    """True when verdicts are recorded now: record(), else COURSE_RECORD, else on (off under the course's tests)."""
+    """True when verdicts are recorded: record(), else COURSE_RECORD, else on (off under tests)."""
     if _on[0] is not None:
         return _on[0]
     setting = os.environ.get("COURSE_RECORD", "").strip().lower()
     if setting:
         return setting not in ("0", "off", "no", "false")
-    return "PYTEST_CURRENT_TEST" not in os.environ   # pytest (and the kernels nbval starts) write no records
+    # pytest (and the kernels nbval starts) write no records
+    return "PYTEST_CURRENT_TEST" not in os.environ
 
 
 def progress_path(folder=None):
@@ -92,7 +94,7 @@ def progress_path(folder=None):
 
 
 def _tell(template, **values):
-    """Say a recording problem once per session, in the checks' language, on stdout (never an error)."""
+    """Say a recording problem once per session, in the checks' language, on stdout (no error)."""
     if template in _state["said"]:
         return
     _state["said"].add(template)
@@ -105,10 +107,12 @@ def words(template):
 
 
 def named(message):
-    """The template that names the mistake: the message's own, or inside a frame such as "{call} {problem}."."""
+    """The template that names the mistake: the message's own, or inside a frame such as "{call}
+    {problem}."."""
     template = message.template if isinstance(message, Text) else str(message)
     if len(words(template)) < 3 and isinstance(message, Text):
-        inner = [v for v in (*message.args, *message.values.values()) if isinstance(v, Text) and words(v.template)]
+        inner = [v for v in (*message.args, *message.values.values()) if isinstance(v, Text)
+                 and words(v.template)]
         if inner:
             return named(inner[0])
     return template
@@ -119,7 +123,8 @@ def digest(template):
 
 
 def mistake_id(message, n_words=6):
-    """A stable id for the mistake a sentence names: its first words as a slug, then 6 hex digits of its template.
+    """A stable id for the mistake a sentence names: its first words as a slug, then 6 hex digits of
+    its template.
 
     "your-z-is-transposed-entry-t-4c1a9e": the words say which mistake it is and survive a rewording
     of the sentence's end (the report then finds the sentence by them); the digits tell apart two
@@ -148,29 +153,31 @@ def _exercises_of(module):
 
 
 def notebook_of(exercise):
-    """(notebook, exercise number) of an exercise sentence, from the check modules loaded; else None."""
+    """(notebook, exercise number) of an exercise sentence, from the loaded checks; else None."""
     if len(sys.modules) != _index["count"] or exercise not in _index["exercises"]:
-        _index["count"] = len(sys.modules)   # modules come and go rarely: look again when their number changes
+        # modules come and go rarely: look again when their number changes
+        _index["count"] = len(sys.modules)
         loaded = tuple(name for name in sys.modules if name.startswith("helpers.checks.nb"))
         if loaded == _index["modules"]:
             return _index["exercises"].get(exercise)
         _index["modules"], _index["exercises"] = loaded, {}
         for name in loaded:
-            notebook = name.rsplit(".", 1)[1].removeprefix("nb")
+            notebook = name.split(".")[2].removeprefix("nb")   # a check package's submodules too
             for sentence, number in _exercises_of(sys.modules[name]).items():
                 _index["exercises"][sentence] = (notebook, number)
     return _index["exercises"].get(exercise)
 
 
 def is_record(entry):
-    """True for a dict that reads as a verdict: a notebook's name, an exercise's number, a known verdict."""
+    """True for a dict that reads as a verdict: a notebook, an exercise number, a known verdict."""
     exercise = entry.get("exercise") if isinstance(entry, dict) else None
     return (type(exercise) is int and 0 < exercise < 1000 and isinstance(entry.get("notebook"), str)
             and entry.get("verdict") in VERDICTS)   # `true` is no exercise number
 
 
 def parse(lines, where=None):
-    """(records, number of lines that are not records) from a progress file's lines; `where` gets their numbers."""
+    """(records, number of lines that are not records) from a progress file's lines; `where` gets
+    their numbers."""
     records, bad = [], 0
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -200,7 +207,8 @@ def read_records(path):
 
 
 def _load(path, info):
-    """Read the file once per session (and again after it was deleted): learner tag and tries so far.
+    """Read the file once per session (and again after it was deleted): learner tag and tries so
+    far.
 
     Only a regular file of at most MAX_READ bytes is read (`info`: its stat; a device such as
     /dev/full reads without end). A file that cannot be read is said once; recording goes on from
@@ -209,7 +217,8 @@ def _load(path, info):
     _state.update(learner=None, tries={}, seen=set())
     records, bad, where = [], 0, []
     if stat.S_ISREG(info.st_mode) and info.st_size > MAX_READ:
-        _tell(CANNOT_READ, path=str(path), reason=say("{size:,} bytes, more than a progress file holds ({most:,})",
+        _tell(CANNOT_READ, path=str(path), reason=say("{size:,} bytes, more than a progress file "
+                                                      "holds ({most:,})",
                                                       size=info.st_size, most=MAX_READ))
     elif stat.S_ISREG(info.st_mode) and info.st_size:
         try:
@@ -231,7 +240,7 @@ def _load(path, info):
 
 
 def note(exercise, feedback):
-    """Append the verdict of one check call to the progress file; never raise, never print but once."""
+    """Append one check call's verdict to the progress file; never raise, never print but once."""
     if _state["failed"] or not recording():
         return
     try:
@@ -239,8 +248,10 @@ def note(exercise, feedback):
         if found is None:   # a check made outside the course's notebooks
             return
         path = progress_path()
-        # without blocking: a named pipe there with no reader fails at once instead of hanging the check
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
+        # without blocking: a named pipe there with no reader fails at once instead of hanging the
+        # check
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0),
+                     0o644)
         try:
             found_file = os.fstat(fd)
             which = (found_file.st_dev, found_file.st_ino)
@@ -260,8 +271,9 @@ def note(exercise, feedback):
 
 def _line(found, feedback):
     """The JSON line for a verdict on exercise found = (notebook, number)."""
-    entry = {"v": FORMAT, "course": __version__, "lang": language.current(), "learner": _state["learner"],
-             "notebook": found[0], "exercise": found[1], "attempt": 0, "verdict": "not attempted"}
+    entry = {"v": FORMAT, "course": __version__, "lang": language.current(),
+             "learner": _state["learner"], "notebook": found[0], "exercise": found[1], "attempt": 0,
+             "verdict": "not attempted"}
     if feedback.status != "not attempted":
         _state["tries"][found] = _state["tries"].get(found, 0) + 1
         entry["attempt"] = _state["tries"][found]
@@ -273,7 +285,7 @@ def _line(found, feedback):
 
 
 def download_progress():
-    """Download the progress file in Colab; elsewhere say where it is. Returns its path (None if none yet)."""
+    """Download the progress file in Colab, else say where it is; return its path (None if none)."""
     path = progress_path()
     if not path.exists():
         print(language.translate(say(NO_FILE, path=str(path))))

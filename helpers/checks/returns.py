@@ -1,7 +1,9 @@
-"""What a learner's function returns, read from its source: a `return` that hands back a call's None.
+"""What a learner's function returns, read from its source: a `return` that hands back a call's
+None.
 
-`return handle.remove()` or `return out.add_(b)` ... returns what that call returns; when it is None, the
-learner is told which call gave it, not asked whether a stub's `return None` is still there.
+`return handle.remove()` or `return out.add_(b)` ... returns what that call returns; when it is
+None, the learner is told which call gave it, not asked whether a stub's `return None` is still
+there.
 """
 
 import ast
@@ -9,7 +11,8 @@ import inspect
 import textwrap
 
 
-class ReturnedCallsNone(Exception):  # noqa: N818 - what the learner's function did, said as a sentence
+# what the learner's function did, said as a sentence
+class ReturnedCallsNone(Exception):  # noqa: N818
     """The learner's function ended in `return <a call>`, and that call returned None."""
 
     def __init__(self, call):
@@ -27,13 +30,15 @@ def _own_returns(node):
 
 
 def none_from_call(fn):
-    """'handle.remove()' when every `return` of fn hands back a call, and fn's source can be read; else None."""
+    """'handle.remove()' when every `return` of fn hands back a call, and fn's source can be read;
+    else None."""
     fn = inspect.unwrap(fn)
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError, IndentationError):
         return None
-    body = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    body = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+                None)
     if body is None:
         return None
     returns = list(_own_returns(body))

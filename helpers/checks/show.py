@@ -24,7 +24,8 @@ def shape_str(shape):
 
 
 def plain(value):
-    """A 0-d or 1-element array or tensor, or a numpy scalar, as the Python number it holds; else value."""
+    """A 0-d or 1-element array or tensor, or a numpy scalar, as the Python number it holds; else
+    value."""
     if isinstance(value, np.generic):
         return value.item()
     if isinstance(value, torch.Tensor) and value.numel() == 1 and value.device.type != "meta":
@@ -92,7 +93,8 @@ def describe(value, depth=0):
         return _a(dtype, "a {dtype} array of shape {shape}", "an {dtype} array of shape {shape}",
                   dtype=dtype, shape=shape_str(value.shape))
     if inspect.isgenerator(value):
-        return say("a generator (a function with `yield`, or a generator expression in parentheses)")
+        return say("a generator (a function with `yield`, or a generator expression in "
+                   "parentheses)")
     if isinstance(value, (list, tuple)):
         kind = type(value).__name__
         if kind not in ("list", "tuple"):
@@ -116,7 +118,8 @@ def describe(value, depth=0):
 
 
 def _is_small(value):
-    """A value short enough to print as it is: a number, a string, a few numbers in a tuple or list."""
+    """A value short enough to print as it is: a number, a string, a few numbers in a tuple or
+    list."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return True
     return (isinstance(value, (list, tuple)) and len(value) <= 8
@@ -124,7 +127,8 @@ def _is_small(value):
 
 
 def show(value, spec=""):
-    """value formatted with spec ('{:,}' style, without the braces) if it takes it, else described."""
+    """value formatted with spec ('{:,}' style, without the braces) if it takes it, else
+    described."""
     value = plain(value)
     if spec:
         try:
@@ -134,7 +138,9 @@ def show(value, spec=""):
     if isinstance(value, float) and math.isfinite(value):
         return f"{value:.6g}"
     if _is_small(value):
-        return str(value) if not isinstance(value, (list, tuple)) else repr(type(value)(plain(v) for v in value))
+        return str(value) if not isinstance(value,
+                                            (list, tuple)) else repr(type(value)(plain(v)
+                                                                                 for v in value))
     return describe(value)
 
 
@@ -149,19 +155,22 @@ class _Shown(language.Shown):
 
 
 def fill(template, args=(), values=None):
-    """template with {got}, {call} (or {} for args) filled in safely; the template as it is if that fails."""
+    """template with {got}, {call} (or {} for args) filled in safely; the template as it is if that
+    fails."""
     return language.fill(template, args, values, _Shown)
 
 
 class Text(language.Text):
-    """A check's sentence (helpers.language.Text) whose values are shown as a check shows them: a tensor
-    by its number or its description, so the learner's value reads the same in every language."""
+    """A check's sentence (helpers.language.Text) whose values are shown as a check shows them: a
+    tensor by its number or its description, so the learner's value reads the same in every
+    language."""
 
     shown = _Shown
 
 
 def say(template, *args, **values):
-    """A Text: template with its {got}, {call} (or {} for args) filled in, e.g. say("{call} returned {got}.")."""
+    """A Text: template with its {got}, {call} (or {} for args) filled in, e.g. say("{call} returned
+    {got}.")."""
     return Text(template, args, values)
 
 
@@ -181,10 +190,12 @@ def call_str(name, args):
     parts = []
     for arg in args:
         if isinstance(arg, (np.ndarray, torch.Tensor)):
-            parts.append(say("{shape} array", shape=shape_str(arg.shape)) if arg.ndim else repr(arg.item()))
+            parts.append(say("{shape} array", shape=shape_str(arg.shape)) if arg.ndim
+                         else repr(arg.item()))
         elif isinstance(arg, torch.nn.Module):
             parts.append(type(arg).__name__)
         else:
             parts.append(one_line(repr(arg), limit=80))
     args = _listed(parts) if len(parts) <= 4 else ", ".join(str(p) for p in parts)
-    return say("{name}({args})", name=name, args=args)   # the name and arrays said in the checks' language
+    # the name and arrays said in the checks' language
+    return say("{name}({args})", name=name, args=args)

@@ -24,7 +24,8 @@ import torch
 
 @contextmanager
 def seeded(seed):
-    """torch's CPU generator seeded with `seed` inside the block; the learner's state is put back after."""
+    """torch's CPU generator seeded with `seed` inside the block; the learner's state is put back
+    after."""
     state = torch.get_rng_state()
     torch.default_generator.manual_seed(seed)   # the CPU generator only: a GPU's is left alone
     try:
