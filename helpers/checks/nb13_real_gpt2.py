@@ -30,17 +30,21 @@ from helpers.ffn import FFN
 
 EX1 = "Exercise 1 (GPT-2's MLP in your FFN)"
 EX3 = "Exercise 3 (the restoring hook)"
-CONV1D = ("GPT-2's Conv1D stores its weight as (in, out): c_fc.weight is (d_model, d_ff); nn.Linear, and so "
-          "the FFN, stores (out, in): copy the transpose, hf_mlp.c_fc.weight.T (and c_proj's too).")
-UNTRANSPOSED_SHAPE = ("your FFN's c_fc.weight is Conv1D's weight as stored, (in, out) = (d_model, d_ff); "
-                      "nn.Linear holds (out, in): copy the transpose, hf_mlp.c_fc.weight.T (and c_proj's too).")
-UNTRANSPOSED = ("in this square MLP (d_ff = d_model) nothing complained, yet the logits are wrong: you copied "
-                "Conv1D's weight as it is. " + CONV1D + " GPT-2 small's 768 x 3072 MLP refuses that copy, but "
+CONV1D = ("GPT-2's Conv1D stores its weight as (in, out): c_fc.weight is (d_model, d_ff); "
+          "nn.Linear, and so the FFN, stores (out, in): copy the transpose, "
+          "hf_mlp.c_fc.weight.T (and c_proj's too).")
+UNTRANSPOSED_SHAPE = ("your FFN's c_fc.weight is Conv1D's weight as stored, (in, out) = "
+                      "(d_model, d_ff); nn.Linear holds (out, in): copy the transpose, "
+                      "hf_mlp.c_fc.weight.T (and c_proj's too).")
+UNTRANSPOSED = ("in this square MLP (d_ff = d_model) nothing complained, "
+                "yet the logits are wrong: you copied Conv1D's weight as "
+                "it is. " + CONV1D + " GPT-2 small's 768 x 3072 MLP refuses that copy, but "
                 "its square attention projection attn.c_proj (768 x 768) would load either way.")
 
 
 def _model(seed, n_embd=16, n_inner=None, n_layer=2, vocab=50, std=0.4):
-    """A small random GPT-2 (float32, eval) whose weights are large enough for every mistake to show."""
+    """A small random GPT-2 (float32, eval) whose weights are large enough for every mistake to
+    show."""
     from transformers import GPT2Config, GPT2LMHeadModel
 
     config = GPT2Config(vocab_size=vocab, n_positions=16, n_embd=n_embd, n_layer=n_layer, n_head=2,
@@ -60,7 +64,8 @@ def _model(seed, n_embd=16, n_inner=None, n_layer=2, vocab=50, std=0.4):
 
 @dataclass(frozen=True)
 class Run:
-    """What a swapped model gives: last-position logits and greedy tokens; the modules swapped in."""
+    """What a swapped model gives: last-position logits and greedy tokens; the modules swapped
+    in."""
 
     logits: torch.Tensor
     tokens: torch.Tensor
@@ -84,7 +89,8 @@ def _reference(square):
 
 
 class _Calls(TorchFunctionMode):
-    """Records, while the learner builds an FFN, each new 2-D weight's shape and each copy_ (into, from)."""
+    """Records, while the learner builds an FFN, each new 2-D weight's shape and each copy_ (into,
+    from)."""
 
     def __init__(self):
         super().__init__()
@@ -101,7 +107,8 @@ class _Calls(TorchFunctionMode):
 
 
 def _which(tensor, hf_mlp):
-    """('c_fc', 'weight', transposed) when tensor equals one of the block's tensors (or a weight's .T), else None."""
+    """('c_fc', 'weight', transposed) when tensor equals one of the block's tensors (or a weight's
+    .T), else None."""
     for layer in ("c_fc", "c_proj"):
         for part in ("weight", "bias"):
             value = getattr(getattr(hf_mlp, layer), part).detach()
@@ -112,9 +119,11 @@ def _which(tensor, hf_mlp):
 
 
 def _swapped_sizes(d_model, d_ff):
-    return say("your FFN was built with d_model and d_ff swapped, as FFN({d_ff}, {d_model}): Conv1D's "
-               "c_fc.weight is stored (in, out) = (d_model, d_ff), so d_model, d_ff = hf_mlp.c_fc.weight.shape, in "
-               "that order (nn.Linear's own .weight.shape would be (out, in)).", d_ff=d_ff, d_model=d_model)
+    return say("your FFN was built with d_model and d_ff swapped, as FFN({d_ff}, "
+               "{d_model}): Conv1D's c_fc.weight is stored (in, out) = (d_model, d_ff), so "
+               "d_model, d_ff = hf_mlp.c_fc.weight.shape, in that order (nn.Linear's own "
+               ".weight.shape would be (out, in)).",
+               d_ff=d_ff, d_model=d_model)
 
 
 def _build_problem(calls, hf_mlp):
@@ -132,16 +141,20 @@ def _build_problem(calls, hf_mlp):
     if part == "weight" and not transposed:
         others = [_which(s, hf_mlp) for _, s in calls.copies[:-1]]
         half = any(o is not None and o[1] == "weight" and o[2] for o in others)
-        return say("hf_mlp.{layer}.weight went in as Conv1D stores it, (in, out) = {shape}; nn.Linear holds (out, "
-                   "in): copy hf_mlp.{layer}.weight.T.{half}", layer=layer, shape=str(tuple(source.shape)),
+        return say("hf_mlp.{layer}.weight went in as Conv1D stores it, (in, out) = {shape}; "
+                   "nn.Linear holds (out, in): copy hf_mlp.{layer}.weight.T.{half}",
+                   layer=layer, shape=str(tuple(source.shape)),
                    half=say(" You transposed the other weight: both need it.") if half else "")
     if part == "weight":
-        return say("hf_mlp.{layer}.weight.T is {shape}, the (out, in) shape of GPT-2's {layer}, but it went into an "
-                   "FFN weight of shape {into}: into the other projection? c_fc.weight takes hf_mlp.c_fc.weight.T and "
-                   "c_proj.weight takes hf_mlp.c_proj.weight.T.", layer=layer, shape=str(tuple(source.shape)),
+        return say("hf_mlp.{layer}.weight.T is {shape}, the (out, in) shape of GPT-2's "
+                   "{layer}, but it went into an FFN weight of shape {into}: into the other "
+                   "projection? c_fc.weight takes hf_mlp.c_fc.weight.T and c_proj.weight "
+                   "takes hf_mlp.c_proj.weight.T.",
+                   layer=layer, shape=str(tuple(source.shape)),
                    into=str(into))
-    return say("hf_mlp.{layer}.bias has {n} entries but went into a bias of {into}: c_fc's bias has d_ff entries "
-               "and c_proj's d_model; copy each into its own projection.", layer=layer, n=len(source), into=str(into))
+    return say("hf_mlp.{layer}.bias has {n} entries but went into a bias of {into}: c_fc's bias "
+               "has d_ff entries and c_proj's d_model; copy each into its own projection.",
+               layer=layer, n=len(source), into=str(into))
 
 
 def _made_problem(ffn, hf_mlp):
@@ -158,7 +171,8 @@ def _made_problem(ffn, hf_mlp):
 
 
 def _swapped(square, build):
-    """The case's model with build(block.mlp) in every block (the learner gets a copy of each MLP)."""
+    """The case's model with build(block.mlp) in every block (the learner gets a copy of each
+    MLP)."""
     model, ids = _case(square)
     model = copy.deepcopy(model)
     made = []
@@ -186,8 +200,9 @@ def _swapped(square, build):
         return None
     for m in made:
         if not isinstance(m, FFN):
-            raise TypeError(say("mlp_from_hf returned a {kind}; expected a course FFN (helpers.ffn.FFN) "
-                                "holding the block's weights", kind=type(m).__name__))
+            raise TypeError(say("mlp_from_hf returned a {kind}; expected a course FFN "
+                                "(helpers.ffn.FFN) holding the block's weights",
+                                kind=type(m).__name__))
     try:
         return _run(model, ids, made)
     except RuntimeError as err:
@@ -243,7 +258,8 @@ def _nothing_copied(got, square):
 
 
 def _biases_left_out(got, square):
-    """The FFNs have no biases, or biases that are not the block's (left at nn.Linear's random start)."""
+    """The FFNs have no biases, or biases that are not the block's (left at nn.Linear's random
+    start)."""
     model, _ = _case(square)
     for ffn, block in zip(got.modules, gpt2.blocks(model), strict=False):
         if ffn.c_fc.bias is None or ffn.c_proj.bias is None:
@@ -260,18 +276,21 @@ _MLP_FROM_HF = Check(
     cases=[(True,), (False,)],        # a square MLP (d_ff = d_model) first, then GPT-2's 4x
     mistakes=[
         Mistake(UNTRANSPOSED, answer=lambda square: _ffn_variant(square, transpose=())),
-        Mistake("c_fc's weight was transposed but c_proj's went in as stored: Conv1D keeps both projections "
-                "(in, out), so both need .T (this square MLP loads either way; GPT-2 small's would refuse).",
+        Mistake("c_fc's weight was transposed but c_proj's went in as stored: Conv1D keeps "
+                "both projections (in, out), so both need .T (this square MLP loads either "
+                "way; GPT-2 small's would refuse).",
                 answer=lambda square: _ffn_variant(square, transpose=("c_fc",))),
-        Mistake("c_proj's weight was transposed but c_fc's went in as stored: Conv1D keeps both projections "
-                "(in, out), so both need .T (this square MLP loads either way; GPT-2 small's would refuse).",
+        Mistake("c_proj's weight was transposed but c_fc's went in as stored: Conv1D keeps "
+                "both projections (in, out), so both need .T (this square MLP loads either "
+                "way; GPT-2 small's would refuse).",
                 answer=lambda square: _ffn_variant(square, transpose=("c_proj",))),
-        Mistake("the two weights went into each other's projection: hf_mlp.c_proj.weight, (d_ff, d_model) as "
-                "Conv1D stores it, has the shape nn.Linear wants for c_fc, but it is the down-projection. Copy "
-                "c_fc from c_fc and c_proj from c_proj, each transposed.",
+        Mistake("the two weights went into each other's projection: hf_mlp.c_proj.weight, (d_ff, "
+                "d_model) as Conv1D stores it, has the shape nn.Linear wants for c_fc, but it is "
+                "the down-projection. Copy c_fc from c_fc and c_proj from c_proj, each transposed.",
                 answer=lambda square: _ffn_variant(square, crossed=True, transpose=())),
-        Mistake("the two weights went into each other's projection: c_fc got hf_mlp.c_proj's weight and c_proj "
-                "got hf_mlp.c_fc's. Copy c_fc from c_fc and c_proj from c_proj, each transposed.",
+        Mistake("the two weights went into each other's projection: c_fc got "
+                "hf_mlp.c_proj's weight and c_proj got hf_mlp.c_fc's. Copy c_fc from c_fc "
+                "and c_proj from c_proj, each transposed.",
                 answer=lambda square: _ffn_variant(square, crossed=True)),
         Mistake("the weights are right but the activation is ReLU: GPT-2's MLP uses GELU, its tanh formula "
                 '(activation="gelu_tanh").', answer=lambda square: _ffn_variant(square, activation="relu")),
@@ -280,17 +299,18 @@ _MLP_FROM_HF = Check(
         Mistake("the weights are right but the activation is exact GELU, x * Phi(x): GPT-2 uses the tanh "
                 'formula (activation="gelu_tanh"; FFN\'s default is "gelu", the exact one).',
                 answer=lambda square: _ffn_variant(square, activation="gelu")),
-        Mistake("your FFN holds none of the block's tensors: it was built, but nothing was copied into it, so it "
-                "computes with nn.Linear's random start. Copy the block's two weights (transposed) and two biases "
-                "into it.", when=lambda got, square: isinstance(got, Run) and _nothing_copied(got, square)),
-        Mistake("the weights are right but the biases are not: GPT-2's Conv1D has a bias in c_fc and in "
-                "c_proj; copy both (hf_mlp.c_fc.bias, hf_mlp.c_proj.bias).",
+        Mistake("your FFN holds none of the block's tensors: it was built, but nothing was copied "
+                "into it, so it computes with nn.Linear's random start. Copy the block's two "
+                "weights (transposed) and two biases into it.",
+                when=lambda got, square: isinstance(got, Run) and _nothing_copied(got, square)),
+        Mistake("the weights are right but the biases are not: GPT-2's Conv1D has a bias in c_fc "
+                "and in c_proj; copy both (hf_mlp.c_fc.bias, hf_mlp.c_proj.bias).",
                 when=lambda got, square: isinstance(got, Run) and _weights_copied(got, square)
                 and _biases_left_out(got, square)),
     ],
     compare=_logits_and_tokens,
-    success="your FFN holds GPT-2's weights: swapped into every block, the logits agree within 1e-4 and "
-            "the greedy tokens are the same, with a square MLP and with GPT-2's 4x one.",
+    success="your FFN holds GPT-2's weights: swapped into every block, the logits agree within "
+            "1e-4 and the greedy tokens are the same, with a square MLP and with GPT-2's 4x one.",
     name="the model with your FFNs",
 )
 
@@ -305,7 +325,8 @@ def _hands_over(fn):
 
 
 def _shared_storage(fn):
-    """The FFN tensors that share memory with the GPT2MLP they were built from (a view, not a copy), by name."""
+    """The FFN tensors that share memory with the GPT2MLP they were built from (a view, not a copy),
+    by name."""
     model, _ = _case(False)
     hf_mlp = copy.deepcopy(gpt2.blocks(model)[0].mlp)
     with torch.random.fork_rng(devices=[]):
@@ -314,18 +335,21 @@ def _shared_storage(fn):
     return [name for name, t in ffn.named_parameters() if t.untyped_storage().data_ptr() in theirs]
 
 
-_SHARED = ("your FFN's {names} share memory with GPT-2's own tensors (a view such as .T, or the same Parameter, "
-           "not a copy): an edit to the FFN would change the GPT-2 model it came from, and the other way round. "
-           "Copy the numbers into the FFN's own tensors (copy_ under torch.no_grad(), or .T.clone()).")
+_SHARED = ("your FFN's {names} share memory with GPT-2's own tensors (a view such as .T, or the "
+           "same Parameter, not a copy): an edit to the FFN would change the GPT-2 model it came "
+           "from, and the other way round. Copy the numbers into the FFN's own tensors (copy_ "
+           "under torch.no_grad(), or .T.clone()).")
 
 
 def check_mlp_from_hf(fn):
-    """Exercise 1: mlp_from_hf(hf_mlp) -> a course FFN with that block's weights and GPT-2's tanh GELU."""
+    """Exercise 1: mlp_from_hf(hf_mlp) -> a course FFN with that block's weights and GPT-2's tanh
+    GELU."""
     if fn is None:
         return _MLP_FROM_HF(None)
     if _hands_over(fn):
-        return wrong(EX1, say("your mlp_from_hf hands the work to the course's own gpt2.mlp_from_hf: the exercise "
-                              "is to write it yourself, reading the shapes and copying the four tensors."))
+        return wrong(EX1, say("your mlp_from_hf hands the work to the course's own "
+                              "gpt2.mlp_from_hf: the exercise is to write it yourself, reading the "
+                              "shapes and copying the four tensors."))
 
     def swapped(square):
         return _swapped(square, fn)
@@ -339,19 +363,21 @@ def check_mlp_from_hf(fn):
 
 # --- Exercise 2 ---
 
-_VALUE_WHY = ("On trained weights a value tends to promote what follows its key's patterns (Geva et al. 2021 "
-              "found this most in the upper layers); random weights store nothing, so their values agree only "
-              "by chance.")
+_VALUE_WHY = ("On trained weights a value tends to promote what follows its key's patterns (Geva "
+              "et al. 2021 found this most in the upper layers); random weights store nothing, so "
+              "their values agree only by chance.")
 _PAIRS = tuple((random, trained) for random in ("yes", "no") for trained in ("yes", "no"))
 _VALUE_MISTAKES = [
-    Mistake("Both halves are the wrong way round: random weights store nothing, so they agree only by chance, "
-            "and trained values learn to promote what follows their keys.",
+    Mistake("Both halves are the wrong way round: random weights store nothing, so they agree only "
+            "by chance, and trained values learn to promote what follows their keys.",
             when=lambda guess, actual: guess[0] != actual[0] and guess[1] != actual[1]),
-    Mistake("Random weights store nothing: a random value vector points at random tokens, so it promotes the "
-            "token after its key's trigger only by chance, 10 in the vocabulary size per neuron.",
+    Mistake("Random weights store nothing: a random value vector points at random "
+            "tokens, so it promotes the token after its key's trigger only by chance, 10 "
+            "in the vocabulary size per neuron.",
             when=lambda guess, actual: guess[0] == "yes" and actual[0] == "no"),
-    Mistake("Trained values do promote what follows their keys: training lowers the loss on the next token, and "
-            "a value that raises the tokens that usually come after its key's pattern does just that.",
+    Mistake("Trained values do promote what follows their keys: training lowers the loss "
+            "on the next token, and a value that raises the tokens that usually come after "
+            "its key's pattern does just that.",
             when=lambda guess, actual: guess[1] == "no" and actual[1] == "yes"),
 ]
 EX2 = "Exercise 2 (predict what values say)"
@@ -371,7 +397,8 @@ def _whole(value):
 
 
 def _neuron(value):
-    """(block, unit) from a pair, or from text as the table writes it ("neuron 10.5", "10.5", "(10, 5)")."""
+    """(block, unit) from a pair, or from text as the table writes it ("neuron 10.5", "10.5", "(10,
+    5)")."""
     if isinstance(value, str):
         text = value.strip().casefold().removeprefix("neuron").strip(" ()[]")
         parts = [p for p in text.replace(",", " ").replace(".", " ").split() if p]
@@ -383,14 +410,15 @@ def _neuron(value):
 
 
 def neuron_picked(my_neuron, n_layer, d_ff, default):
-    """Exercise 2's neuron: my_neuron read as (block, unit); None gives the default silently, anything else
-    that is not a neuron of this model prints why and gives the default."""
+    """Exercise 2's neuron: my_neuron read as (block, unit); None gives the default silently,
+    anything else that is not a neuron of this model prints why and gives the default."""
     if my_neuron is None:
         return default
     picked = _neuron(my_neuron)
     if picked is None:
-        problem = say("my_neuron = {got} is not a neuron: write it as (block, unit), two whole numbers, as the "
-                      "table names it (neuron 10.5 is (10, 5)).", got=one_line(repr(my_neuron), 80))
+        problem = say("my_neuron = {got} is not a neuron: write it as (block, unit), two whole "
+                      "numbers, as the table names it (neuron 10.5 is (10, 5)).",
+                      got=one_line(repr(my_neuron), 80))
     elif not 0 <= picked[0] < n_layer:
         problem = say("my_neuron's block is {block}, but this model's blocks are 0 to {last}.", block=picked[0],
                       last=n_layer - 1)
@@ -411,11 +439,12 @@ _MEASURED = "on the model running now the answer is"
 
 @referee(_VALUE.exercise)
 def check_value_guess(guess, measured, real=False):
-    """Exercise 2: guess = (random weights, trained weights), each "yes" or "no"; the run measures one half.
+    """Exercise 2: guess = (random weights, trained weights), each "yes" or "no"; the run measures
+    one half.
 
-    measured: the answer on the model running now (GPT-2 small if real, else random weights), or the whole
-    pair. The half the run cannot measure is known without it: random weights agree by chance ("no"), and
-    trained ones promote what follows their keys (Geva et al.'s finding, "yes")."""
+    measured: the answer on the model running now (GPT-2 small if real, else random weights), or the
+    whole pair. The half the run cannot measure is known without it: random weights agree by chance
+    ("no"), and trained ones promote what follows their keys (Geva et al.'s finding, "yes")."""
     if isinstance(measured, (list, tuple)) and len(measured) == 2:
         answer, measured = tuple(measured), measured[1 if real else 0]
     else:
@@ -424,11 +453,13 @@ def check_value_guess(guess, measured, real=False):
         guess = tuple(g.strip().casefold() for g in guess)
     elif isinstance(guess, str) and guess.strip().casefold() in ("yes", "no"):
         return wrong(_VALUE.exercise, say(
-            "my_value_guess = {guess} is one answer; the question asks for two, one for each kind of weights: "
-            "(random weights, trained weights), each \"yes\" or \"no\".", guess=repr(guess)))
+            "my_value_guess = {guess} is one answer; the question asks for two, one for each kind "
+            "of weights: (random weights, trained weights), each \"yes\" or \"no\".",
+            guess=repr(guess)))
     feedback = _VALUE(guess, answer)
     said = getattr(feedback.message, "values", {})
-    if "guess" not in said or not isinstance(feedback.message, Text):   # not attempted, or not one of the pairs
+    # not attempted, or not one of the pairs
+    if "guess" not in said or not isinstance(feedback.message, Text):
         return feedback
     message = say(feedback.message.template, **{**said, "answer": say(_MEASURED), "actual": repr(measured)})
     return (correct if feedback else wrong)(_VALUE.exercise, message)
@@ -441,12 +472,14 @@ check_value_guess.choices = _PAIRS   # the pairs a guess is one of, as a Predict
 
 @lru_cache(maxsize=1)
 def _trace_case():
-    """A small random GPT-2 with the course's FFNs, a prompt, and the noise that corrupts its subject."""
+    """A small random GPT-2 with the course's FFNs, a prompt, and the noise that corrupts its
+    subject."""
     model, ids = _model(5, n_layer=3)
     model = gpt2.replace_mlps(model, gpt2.mlp_from_hf)
     prompt = ids[:1]                                               # (1, 12)
     g = torch.Generator().manual_seed(6)
-    noise = torch.randn(4, 3, model.config.n_embd, generator=g)   # 4 corrupted runs, subject = tokens 0-2
+    # 4 corrupted runs, subject = tokens 0-2
+    noise = torch.randn(4, 3, model.config.n_embd, generator=g)
     clean = {}
     with torch.no_grad(), hooks.attached({block.mlp: _keep(clean, i) for i, block in enumerate(gpt2.blocks(model))}):
         model(prompt)
@@ -474,8 +507,9 @@ class _WroteClean:
         self.logits = logits
 
 
-_SHAPES = ("`clean` is one run's output, (T, d_model): clean[position] is the (d_model,) vector at `position`. "
-           "`output` is (runs, T, d_model): output[:, position] is that position in every run.")
+_SHAPES = ("`clean` is one run's output, (T, d_model): clean[position] is the "
+           "(d_model,) vector at `position`. `output` is (runs, T, d_model): output[:, "
+           "position] is that position in every run.")
 
 
 def _guarded(hook):
@@ -486,15 +520,17 @@ def _guarded(hook):
         except (RuntimeError, IndexError) as err:
             raise type(err)(say("{err}. {shapes}", err=one_line(err, 160), shapes=say(_SHAPES))) from None
         if isinstance(got, torch.Tensor) and got.shape != output.shape:
-            raise ValueError(say("your hook returned a tensor of shape {got}; what a forward hook returns replaces "
-                                 "the module's whole output, {shape}: return all of `output`, with one position "
-                                 "changed.", got=str(tuple(got.shape)), shape=str(tuple(output.shape))))
+            raise ValueError(say("your hook returned a tensor of shape {got}; what a forward hook "
+                                 "returns replaces the module's whole output, {shape}: return all "
+                                 "of `output`, with one position changed.",
+                                 got=str(tuple(got.shape)), shape=str(tuple(output.shape))))
         return got
     return run
 
 
 def _traced(make_hook):
-    """(layer, position) -> last-position logits (4, V) of the corrupted runs with make_hook(clean, position)."""
+    """(layer, position) -> last-position logits (4, V) of the corrupted runs with make_hook(clean,
+    position)."""
     def run(layer, position):
         model, prompt, noise, clean = _trace_case()
         given = clean[layer].clone()
@@ -514,7 +550,8 @@ def _traced(make_hook):
 
 
 def restore(clean, position):
-    """The reference: a hook for block.mlp putting the clean run's output back at `position`, every run."""
+    """The reference: a hook for block.mlp putting the clean run's output back at `position`, every
+    run."""
     def hook(module, inputs, output):
         output = output.clone()
         output[:, position] = clean[position]
@@ -540,40 +577,45 @@ _RESTORE = Check(
     reference=_traced(restore),
     cases=[(1, 2), (0, 2), (2, 5)],
     mistakes=[
-        Mistake("nothing was restored: a forward hook must return the new output (or change `output` in "
-                "place) for the model to use it.", answer=_variant(lambda out, clean, p: out)),
-        Mistake("every position was restored; only `position` should be (the clean output at the other "
-                "positions is not what this site carries).",
+        Mistake("nothing was restored: a forward hook must return the new output (or change "
+                "`output` in place) for the model to use it.",
+                answer=_variant(lambda out, clean, p: out)),
+        Mistake("every position was restored; only `position` should be (the clean output at the "
+                "other positions is not what this site carries).",
                 answer=_variant(lambda out, clean, p: _at(out, slice(None), slice(None), clean))),
-        Mistake("only the first run of the batch was restored: every row is a corrupted run, so restore "
-                "output[:, position] in all of them.",
+        Mistake("only the first run of the batch was restored: every row is a corrupted run, so "
+                "restore output[:, position] in all of them.",
                 answer=_variant(lambda out, clean, p: _at(out, 0, p, clean[p]))),
         Mistake("the clean output was added to the corrupted one; restoring replaces it.",
                 answer=_variant(lambda out, clean, p: _at(out, slice(None), p, out[:, p] + clean[p]))),
-        Mistake("your hook wrote into `clean`, the clean run's saved output, instead of into `output`, the "
-                "corrupted run's: copy `output`, set its position from clean, and return the copy; `clean` is only "
-                "read.", when=lambda got, *case: isinstance(got, _WroteClean)),
+        Mistake("your hook wrote into `clean`, the clean run's saved output, instead of into "
+                "`output`, the corrupted run's: copy `output`, set its position from clean, and "
+                "return the copy; `clean` is only read.",
+                when=lambda got, *case: isinstance(got, _WroteClean)),
         Mistake("the last position was restored instead of `position`.",
                 answer=_variant(lambda out, clean, p: _at(out, slice(None), -1, clean[-1]))),
-        Mistake("you restored position + 1, the token after the site: positions count from 0, and the site is "
-                "output[:, position] itself.",
+        Mistake("you restored position + 1, the token after the site: positions count from 0, and "
+                "the site is output[:, position] itself.",
                 answer=_variant(lambda out, clean, p: _at(out, slice(None), p + 1, clean[p + 1]))),
-        Mistake("output[position] picks run `position` of the batch: the first dimension of `output` is the "
-                "runs. The position is the second: output[:, position] = clean[position].",
+        Mistake("output[position] picks run `position` of the batch: the first "
+                "dimension of `output` is the runs. The position is the second: "
+                "output[:, position] = clean[position].",
                 answer=_variant(lambda out, clean, p: _at(out, p, slice(None), clean[p]))),
-        Mistake("each run got the clean output at the position of its own number (output[i, i]); every run gets "
-                "the same site, output[:, position].",
+        Mistake("each run got the clean output at the position of its own number (output[i, i]); "
+                "every run gets the same site, output[:, position].",
                 answer=_variant(lambda out, clean, p: _at(out, torch.arange(len(out)), torch.arange(len(out)),
                                                           clean[:len(out)]))),
     ],
     compare=arrays(atol=1e-5, rtol=1e-5),
-    success="your hook puts the clean MLP output back at exactly one position, in every corrupted run.",
+    success="your hook puts the clean MLP output back at exactly one "
+            "position, in every corrupted run.",
     name="the corrupted runs with your hook",
 )
 
 
 def check_restore_hook(fn):
-    """Exercise 3: restore(clean, position) -> a forward hook for block.mlp that restores that position."""
+    """Exercise 3: restore(clean, position) -> a forward hook for block.mlp that restores that
+    position."""
     return _RESTORE(None if fn is None else _traced(fn))
 
 
@@ -581,17 +623,19 @@ def check_restore_hook(fn):
 
 check_undo_guess = NamedChoice(
     "Exercise 4 (predict the undo)",
-    why="The cell copies the saved tensor back, bit for bit, so the model is exactly the one before the "
-        "edit. Subtracting the update instead, (W + D) - D, rounds in float32 and can leave entries a "
-        "last bit off.",
+    why="The cell copies the saved tensor back, bit for bit, so the model is exactly the "
+        "one before the edit. Subtracting the update instead, (W + D) - D, rounds in "
+        "float32 and can leave entries a last bit off.",
     choices=("A", "B", "C"),
     variable="my_undo_guess",
     answer="the run gives",
     mistakes=[
-        Mistake("B is what undoing by arithmetic gives, W - delta, which rounds; copy_ computes nothing: it "
-                "writes the saved bits back.", when=lambda guess, actual: guess == "B" and actual == "A"),
-        Mistake("C assumes the edit leaves a trace in W; copy_ overwrites every entry with the saved tensor, "
-                "so nothing of the update is left.", when=lambda guess, actual: guess == "C" and actual == "A"),
+        Mistake("B is what undoing by arithmetic gives, W - delta, which rounds; copy_ computes "
+                "nothing: it writes the saved bits back.",
+                when=lambda guess, actual: guess == "B" and actual == "A"),
+        Mistake("C assumes the edit leaves a trace in W; copy_ overwrites every entry with the "
+                "saved tensor, so nothing of the update is left.",
+                when=lambda guess, actual: guess == "C" and actual == "A"),
     ],
 )
 
