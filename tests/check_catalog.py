@@ -28,7 +28,9 @@ from torch import nn
 from helpers.checks import Check, ModuleCheck, Prediction
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECK_MODULES = sorted(p.stem for p in (ROOT / "helpers" / "checks").glob("nb[0-9][0-9]_*.py"))
+# A notebook's checks: one module, or a package whose __init__ gathers its submodules' checks.
+CHECK_MODULES = sorted(p.stem for p in (ROOT / "helpers" / "checks").glob("nb[0-9][0-9]_*")
+                       if p.suffix == ".py" or (p / "__init__.py").exists())
 
 # Names a solution takes from the notebook's earlier cells.
 EARLIER_CELLS = {"09_decode_bandwidth": {"big": {"n_weights": 2 * 2048 * 8192}},   # the 128 MiB FFN
@@ -122,7 +124,8 @@ def discover(module):
             continue
         if isinstance(obj, (Check, ModuleCheck, Prediction)):
             found.append((name, obj))
-        elif name.startswith("check_") and inspect.isfunction(obj) and obj.__module__ == checks.__name__:
+        elif name.startswith("check_") and inspect.isfunction(obj) \
+                and f"{obj.__module__}.".startswith(f"{checks.__name__}."):   # the package's own
             found.append((name, obj))
     return found
 

@@ -170,7 +170,7 @@ SEED_FOR_A_POST = re.compile(r"\bseeds? ?0\d\d\b|\bthe seed(?:'s|s)?\b(?!\s+(?:o
 # say "source post N".
 NO_SEED_FILES = ([ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
                  + sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-                 + sorted((ROOT / "helpers" / "checks").glob("*.py")))
+                 + sorted((ROOT / "helpers" / "checks").rglob("*.py")))
 
 
 def seed_mentions(text):

@@ -116,7 +116,8 @@ def test_importing_a_check_or_demo_module_changes_nothing():
     assert not bad, f"importing these changed the learner's state: {bad}"
 
 
-CHECK_NOTEBOOK_MODULES = [f"helpers.checks.{p.stem}" for p in sorted((ROOT / "helpers" / "checks").glob("nb*.py"))]
+CHECK_NOTEBOOK_MODULES = [f"helpers.checks.{p.stem}" for p in sorted((ROOT / "helpers" / "checks").glob("nb*"))
+                          if p.suffix == ".py" or (p / "__init__.py").exists()]   # a module or a package
 
 # Each module alone, first thing: one fresh interpreter loads what every notebook's setup cell has
 # loaded before a check module (numpy, torch, matplotlib, no helper), then forks a copy of itself

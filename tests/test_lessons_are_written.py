@@ -19,7 +19,9 @@ def todo_places(path):
     cells = [i for i, c in enumerate(nbformat.read(path, as_version=4).cells) if "TODO" in c.source]
     if cells:
         places.append(f"{path.relative_to(ROOT)} (cells {', '.join(map(str, cells))})")
-    for module in [f"helpers/checks/nb{stem}.py", f"helpers/demos/nb{stem}.py", f"tests/test_checks_nb{stem}.py"]:
+    package = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / f"helpers/checks/nb{stem}").glob("*.py"))
+    for module in [f"helpers/checks/nb{stem}.py", *package, f"helpers/demos/nb{stem}.py",
+                   f"tests/test_checks_nb{stem}.py"]:
         lines = [n for n, line in enumerate((ROOT / module).read_text().splitlines(), 1) if "TODO" in line] \
             if (ROOT / module).exists() else []
         if lines:

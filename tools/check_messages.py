@@ -220,7 +220,8 @@ def sources(root):
     set-up's, through tools/setup_language.py; tools/slide_layout.py's marks on a slide that continues
     another)."""
     helpers = Path(root) / "helpers"
-    found = [p for p in sorted((helpers / "checks").glob("*.py")) if p.name not in SKIPPED]
+    # a notebook's checks are one module, or a package of modules (helpers/checks/nbNN_name/*.py)
+    found = [p for p in sorted((helpers / "checks").rglob("*.py")) if p.name not in SKIPPED]
     for path in sorted(helpers.glob("*.py")) + sorted((helpers / "demos").glob("*.py")) + sorted((helpers / "params").glob("*.py")):
         text = path.read_text(encoding="utf-8")
         if re.search(r"from helpers(\.checks\.show|\.language) import|from helpers import .*\blanguage\b", text) \
