@@ -112,8 +112,7 @@ def _shape_error(cls):
     try:
         module.load_state_dict({k: p.detach() for k, p in _parameters(_reference()).items()},
                                strict=False)
-    # noqa: BLE001 - parameters that do not load are the module check's to describe
-    except Exception:
+    except Exception:  # noqa: BLE001 - parameters that do not load: the module check's to describe
         return None
     with torch.no_grad():
         err = attempt(module, _inputs(), copies=False)
