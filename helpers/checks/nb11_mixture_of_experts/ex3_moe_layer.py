@@ -2,7 +2,6 @@
 reference and then watches its dispatch (each expert's calls and rows, and whether anything was
 sorted)."""
 
-
 import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode

@@ -2,7 +2,6 @@
 tokens, and the outputs of the typical wrong layers (weights not renormalised, one choice only,
 a dispatch that loses the tokens' order)."""
 
-
 import torch
 
 from helpers.checks.state import seeded

@@ -1,7 +1,6 @@
 """Notebook 11, exercise 4 (stretch): within_capacity, which assignments fit in each expert's
 capacity, with the wrong layouts and an unstable sort named."""
 
-
 import torch
 import torch.nn.functional as F
 

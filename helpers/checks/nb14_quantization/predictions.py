@@ -1,7 +1,6 @@
 """Notebook 14's predictions: int4 per tensor against int3 per group (exercise 2) and the int8
 copy's share of float32's bytes (exercise 3)."""
 
-
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.runner import Mistake, Prediction
 

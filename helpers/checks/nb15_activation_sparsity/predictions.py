@@ -1,7 +1,6 @@
 """Notebook 15's predictions: the share of a ReLU MLP's hidden units that are 0 (exercise 1) and
 the most a decode step saves without a predictor (exercise 3)."""
 
-
 from helpers.checks.guesses import NamedPrediction
 from helpers.checks.runner import Mistake
 

@@ -1,7 +1,6 @@
 """Notebook 16, exercise 2's loss(x, l1_coeff) and normalise_decoder_(): their typical mistakes, and
 the sentences for a W_dec replaced or changed where autograd tracks it."""
 
-
 import torch
 
 from helpers.checks.nb16_superposition.ex2_reference import N_FEATURES, _loss

@@ -1,7 +1,6 @@
 """Notebook 16, exercise 2's reference: helpers.sae's SAE in float64, the inputs, and the codes and
 loss a learner's typical variant computes (no ReLU, b_dec not subtracted, another mean...)."""
 
-
 import torch
 
 from helpers import sae

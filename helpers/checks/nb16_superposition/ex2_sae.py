@@ -1,7 +1,6 @@
 """Notebook 16, exercise 2: check_sae, which loads the reference's weights into the learner's SAE,
 then checks its forward, its loss and its normalise_decoder_ in turn."""
 
-
 import torch
 from torch import nn
 

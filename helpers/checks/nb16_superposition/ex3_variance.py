@@ -1,7 +1,6 @@
 """Notebook 16, exercise 3: variance_explained(x, x_hat), against activations whose mean is far
 from 0, with the typical wrong ratios named."""
 
-
 import torch
 
 from helpers import sae
@@ -17,8 +16,6 @@ from helpers.checks.core import (
 from helpers.checks.nb16_superposition.ex2_sae import _changed
 from helpers.checks.runner import Check, Mistake
 from helpers.checks.show import say
-
-# ---- Exercise 3: variance explained -----------------------------------------------------------
 
 EX3 = "Exercise 3 (variance explained)"
 
