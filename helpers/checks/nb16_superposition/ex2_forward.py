@@ -7,9 +7,7 @@ import torch
 from torch import nn
 
 from helpers.checks.compare import arrays
-from helpers.checks.core import (
-    attempt,
-)
+from helpers.checks.core import attempt
 from helpers.checks.module import ModuleCheck, _parameters
 from helpers.checks.nb16_superposition.ex2_reference import (
     D_IN,

@@ -5,14 +5,7 @@ import torch
 
 from helpers import sae
 from helpers.checks.compare import number
-from helpers.checks.core import (
-    MISSING,
-    attempt,
-    explained_calls,
-    judge,
-    not_attempted,
-    wrong,
-)
+from helpers.checks.core import MISSING, attempt, explained_calls, judge, not_attempted, wrong
 from helpers.checks.nb16_superposition.ex2_sae import _changed
 from helpers.checks.runner import Check, Mistake
 from helpers.checks.show import say

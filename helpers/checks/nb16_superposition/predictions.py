@@ -4,9 +4,7 @@ get sparser (exercise 1), and which L1 weight lets an SAE recover its directions
 import string
 from dataclasses import dataclass
 
-from helpers.checks.core import (
-    wrong,
-)
+from helpers.checks.core import wrong
 from helpers.checks.runner import Prediction
 from helpers.checks.show import say
 
