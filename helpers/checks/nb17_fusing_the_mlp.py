@@ -1,5 +1,4 @@
-"""Checks for notebook 17's exercises (fusing the MLP: the bytes between its matmuls, and
-recomputation).
+"""Checks for notebook 17's exercises (fusing the MLP: the bytes between matmuls, recomputation).
 
 1. A prediction: the T at which GPT-2 small's eager MLP moves more bytes between its matmuls than
    its weights hold.
@@ -36,14 +35,11 @@ check_cross_guess = NamedPrediction(
                 "in the eager MLP it is written and read twice, four passes in all.",
                 when=lambda g, a: abs(g - 4 * a) <= a),
         Mistake("T = {got:,.0f} counts two passes, the fused MLP's (activation written once, "
-                "read once); the eager one has four.",
-                when=lambda g, a: abs(g - 2 * a) <= 0.5 * a),
+                "read once); the eager one has four.", when=lambda g, a: abs(g - 2 * a) <= 0.5 * a),
         Mistake("T = {got:,.0f} counts five passes; list them again: c_fc writes, GELU "
-                "reads and writes, c_proj reads.",
-                when=lambda g, a: abs(g - 0.8 * a) <= 0.05 * a),
-        Mistake("T = {got:,.0f} counts three passes; GELU both reads the "
-                "activation and writes its own output.",
-                when=lambda g, a: abs(g - 4 / 3 * a) <= 0.05 * a),
+                "reads and writes, c_proj reads.", when=lambda g, a: abs(g - 0.8 * a) <= 0.05 * a),
+        Mistake("T = {got:,.0f} counts three passes; GELU both reads the activation "
+                "and writes its own output.", when=lambda g, a: abs(g - 4 / 3 * a) <= 0.05 * a),
         Mistake("at decode (T of 1 to a few) the weights' bytes are thousands of "
                 "times the activations': one token's hidden activation is d_ff "
                 "numbers, the weights 2 d_model d_ff.",
@@ -83,8 +79,7 @@ check_silu_mul = Check(
     name="silu_mul",
 )
 
-# The derivatives learners write for backward(grad_out) -> (grad_gate, grad_up), each with its
-# sentence.
+# The derivatives learners write for backward(grad_out) -> (grad_gate, grad_up), with sentences.
 _BACKWARD_MISTAKES = [
     (lambda g, u, d: (d * u * torch.sigmoid(g), d * F.silu(g)),
      "grad_gate uses sigmoid(gate) alone as SiLU's derivative; SiLU is gate * sigmoid(gate), a "
@@ -123,8 +118,7 @@ def _close(a, b):
 
 
 def _run(cls, gate0, up0, grad_out):
-    """({out, saved, ctx tensors, leaves, forward_in_place}, problem) for one forward and backward
-    of cls."""
+    """({out, saved, ctx tensors, leaves, forward_in_place}, problem) of cls's forward, backward."""
     gate = gate0.clone().requires_grad_()
     up = up0.clone().requires_grad_()
     saved = []
@@ -162,8 +156,7 @@ def _run(cls, gate0, up0, grad_out):
 
 
 def _tensors_in(value, depth=3):
-    """The tensors in value, looking inside lists, tuples, dicts and sets (a cache on ctx or on the
-    class)."""
+    """The tensors in value, inside lists, tuples, dicts and sets (a cache on ctx or the class)."""
     if torch.is_tensor(value):
         return [value]
     if depth == 0:
@@ -226,8 +219,7 @@ def _judge_silu_mul(cls):
                               "backward(ctx, grad_out)."))
     if problem is not None:
         return wrong(EX3, say("{problem}. backward returns two tensors, (grad_gate, grad_up), "
-                              "each of the inputs' shape.",
-                              problem=problem))
+                              "each of the inputs' shape.", problem=problem))
     if not (torch.equal(gate.detach(), gate0) and torch.equal(up.detach(), up0)):
         return wrong(EX3, say("backward wrote into the saved gate or up in place. Liger's "
                               "Triton kernel does write its gradients over gate and up, safe "
@@ -252,8 +244,7 @@ def _judge_silu_mul(cls):
 
 
 def _second_shape(cls):
-    """The same on a (batch, T, d_ff) input: a function that flattened or indexed 2-D only fails
-    here."""
+    """The same on a (batch, T, d_ff) input: a function that flattened or indexed 2-D fails here."""
     gate0, up0, grad_out = _inputs((2, 3, 8))
     result, problem = _run(cls, gate0, up0, grad_out)
     if problem is not None or result is None:
@@ -285,26 +276,22 @@ check_saved_share_guess = NamedPrediction(
     percent=True,
     mistakes=[
         Mistake("{got:g}% would be every hidden tensor gone; SiluMul still keeps g and u, "
-                "and down_proj keeps its input p.",
-                when=lambda g, a: g >= 60),
+                "and down_proj keeps its input p.", when=lambda g, a: g >= 60),
         Mistake("{got:g}%: one tensor of d_ff numbers goes, out of d_model + 4 d_ff kept; "
-                "count which tensors each op keeps.",
-                when=lambda g, a: g < 10),
+                "count which tensors each op keeps.", when=lambda g, a: g < 10),
         Mistake("{got:g}% leaves x out: gate_proj and up_proj keep their input, "
                 "d_model numbers per token.",
                 when=lambda g, a: abs(g - 25) <= 0.7),
         Mistake("{got:g}% counts x twice: gate_proj and up_proj keep the same tensor, stored once.",
                 when=lambda g, a: abs(g - 100 * 11008 / (2 * 4096 + 4 * 11008)) <= 0.4),
         Mistake("{got:g}% is one tensor in five, but the five are not the same size: x holds "
-                "d_model numbers, the others d_ff.",
-                when=lambda g, a: abs(g - 20) <= 0.4),
+                "d_model numbers, the others d_ff.", when=lambda g, a: abs(g - 20) <= 0.4),
     ],
 )
 
 
 def works(SiluMul):  # noqa: N803 - the learner's class, named as in the notebook
-    """True when the learner's SiluMul passes exercise 3's check (nothing recorded, nothing
-    printed)."""
+    """True when the learner's SiluMul passes exercise 3's check (nothing recorded or printed)."""
     try:
         return _judge_silu_mul(SiluMul).status == "correct"
     except Exception:  # noqa: BLE001 - a class the check cannot even run is not the one to use
