@@ -769,8 +769,10 @@ def test_a_module_check_refuses_the_reference_and_its_subclasses(entry):
 
 def _reference_class(entry):
     """The course's class the check's reference is, for a ModuleCheck or the one a function check wraps."""
-    module_checks = [obj for obj in vars(sys.modules[f"helpers.checks.{entry.module}"]).values()
-                     if isinstance(obj, ModuleCheck)]
+    package = f"helpers.checks.{entry.module}"   # a module, or a package and its submodules
+    module_checks = [obj for name, module in list(sys.modules.items())
+                     if name == package or name.startswith(f"{package}.")
+                     for obj in vars(module).values() if isinstance(obj, ModuleCheck)]
     check = entry.check if isinstance(entry.check, ModuleCheck) else module_checks[0]
     classes = [c for c in type(check.reference()).__mro__ if c.__module__.startswith("helpers.")
                and not c.__name__.startswith("_")]
