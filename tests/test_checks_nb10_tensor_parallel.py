@@ -5,6 +5,7 @@ import torch
 import torch.nn.functional as F
 
 from helpers.checks import nb10_tensor_parallel as checks
+from helpers.checks.nb10_tensor_parallel import ex3_ring, ex3_traffic
 
 
 def split_llama(mlp, n_workers):
@@ -329,9 +330,9 @@ def test_ring_mistakes_are_named(answer, words):
 
 
 def test_a_chunk_that_stops_short_outside_steps_is_named():
-    buffers, wire = checks._buffers(4), checks.Ring(4)
+    buffers, wire = ex3_ring._buffers(4), checks.Ring(4)
     chunk_by_chunk_short(checks.Buffers(t.clone() for t in buffers), wire)   # 8 sends, not in steps of 4
-    problem = checks._traffic_problem(wire, buffers)
+    problem = ex3_traffic._traffic_problem(wire, buffers)
     assert "chunk 0 went through 2 reduce-scatter steps; it needs N - 1 = 3" in problem, problem
 
 

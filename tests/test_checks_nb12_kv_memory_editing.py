@@ -5,6 +5,7 @@ import torch
 
 from helpers import hooks, kv_memory
 from helpers.checks import nb12_kv_memory_editing as checks
+from helpers.checks.nb12_kv_memory_editing import ex3_tracing, ex4_updates, shipped
 
 
 def run_with(module_of, edit, remove=True, give_back=True):
@@ -136,15 +137,15 @@ def test_tracing_mistakes_are_named():
         model.wte.register_forward_hook(lambda m, i, o: None)
         return p
 
-    cases = [(checks._traced(corrupt=False), "not corrupted"),
-             (checks._traced(restore=False), "nothing was restored"),
-             (checks._traced(clean_from_noisy=True), "saved in a run without the noise"),
-             (checks._traced(all_positions=True), "at every word"),
-             (checks._traced(everywhere=True), "onto every word"),
-             (checks._traced(top=True), "top word"),
-             (checks._traced(shift=1), "position + 1"),
-             (checks._traced(at_subject=True), "prompts.subject"),
-             (checks._traced(total=True), "sum of p(answer)"),
+    cases = [(ex3_tracing._traced(corrupt=False), "not corrupted"),
+             (ex3_tracing._traced(restore=False), "nothing was restored"),
+             (ex3_tracing._traced(clean_from_noisy=True), "saved in a run without the noise"),
+             (ex3_tracing._traced(all_positions=True), "at every word"),
+             (ex3_tracing._traced(everywhere=True), "onto every word"),
+             (ex3_tracing._traced(top=True), "top word"),
+             (ex3_tracing._traced(shift=1), "position + 1"),
+             (ex3_tracing._traced(at_subject=True), "prompts.subject"),
+             (ex3_tracing._traced(total=True), "sum of p(answer)"),
              (leaves_a_hook, "left a hook registered on wte"),
              (lambda *a: "0.5", "trace_mlp(0, 3)")]
     for fn, words in cases:
@@ -158,7 +159,7 @@ def test_tracing_hands_the_learner_copies_of_its_prompts_and_noise():
         prompts.subject.zero_()
         return checks.trace_mlp(model, prompts, noise, layer, position)
 
-    prompts, noise = checks._tracing_case()
+    prompts, noise = ex3_tracing._tracing_case()
     kept = noise.clone(), prompts.subject.clone()
     right = checks.check_tracing(trace)
     fb = checks.check_tracing(zeroes_the_noise)
@@ -169,9 +170,9 @@ def test_tracing_hands_the_learner_copies_of_its_prompts_and_noise():
 
 
 def test_tracing_finds_the_late_site_and_the_subject_site():
-    model, _, _ = checks._shipped()
-    prompts, noise = checks._tracing_case()
-    p_noisy = checks._traced(restore=False)(model, prompts, noise, 0, 0)
+    model, _, _ = shipped._shipped()
+    prompts, noise = ex3_tracing._tracing_case()
+    p_noisy = ex3_tracing._traced(restore=False)(model, prompts, noise, 0, 0)
     table = {(layer, pos): checks.trace_mlp(model, prompts, noise, layer, pos) for layer in (0, 1) for pos in range(5)}
     for pos in range(3):                      # words before the subject: the noise has not reached them
         assert table[0, pos] == pytest.approx(p_noisy, abs=1e-6) and table[1, pos] == pytest.approx(p_noisy, abs=1e-6)
@@ -182,7 +183,7 @@ def test_memit():
     assert checks.check_memit(checks.memit_update)
     cases = [(lambda W, K, V, C, lam: kv_memory.rome_update(W, K, V, C), "hard-constrained"),
              (lambda W, K, V, C, lam: W + (V - W @ K) @ K.T @ (lam * C + K @ K.T), "instead of by its inverse"),
-             (checks._one_after_another, "one edit after another"),
+             (ex4_updates._one_after_another, "one edit after another"),
              (lambda W, K, V, C, lam: checks.memit_update(W, K, V, C, 1.0), "lam was left out"),
              (lambda W, K, V, C, lam: W + (V - W @ K) @ torch.linalg.solve(C + lam * K @ K.T, K).T, "weights C"),
              (lambda W, K, V, C, lam: checks.memit_update(W, K, V + W @ K, C, lam), "adds V itself"),
@@ -194,10 +195,10 @@ def test_memit():
               "lam C^-1 + K K^T"),
              (lambda W, K, V, C, lam: W - (V - W @ K) @ torch.linalg.solve(lam * C + K @ K.T, K).T, "wrong sign"),
              (lambda W, K, V, C, lam: W + (V - W @ K) @ K.T, "there is no inverse"),
-             (checks._per_fact(lambda k, C, lam: lam + k @ torch.linalg.solve(C, k)), "its own rank-one update"),
-             (checks._per_fact(lambda k, C, lam: k @ torch.linalg.solve(C, k)), "its own rank-one update"),
-             (checks._per_fact(lambda k, C, lam: lam + k @ k), "normaliser is lam + k^T k"),
-             (checks._per_fact(lambda k, C, lam: lam + k @ k, c_inv=False), "neither C^-1"),
+             (ex4_updates._per_fact(lambda k, C, lam: lam + k @ torch.linalg.solve(C, k)), "its own rank-one update"),
+             (ex4_updates._per_fact(lambda k, C, lam: k @ torch.linalg.solve(C, k)), "its own rank-one update"),
+             (ex4_updates._per_fact(lambda k, C, lam: lam + k @ k), "normaliser is lam + k^T k"),
+             (ex4_updates._per_fact(lambda k, C, lam: lam + k @ k, c_inv=False), "neither C^-1"),
              # shape errors, traced to the product that made them
              (lambda W, K, V, C, lam: W + (V - W @ K) @ torch.linalg.solve(lam * C + K.T @ K, K).T, "K^T K is (r, r)"),
              (lambda W, K, V, C, lam: W + (V - W @ K) @ torch.linalg.solve(lam * C + K @ K.T, K), "needs its transpose"),
@@ -211,7 +212,7 @@ def test_memit():
 
 
 def test_memit_tends_to_the_hard_constrained_edit_as_lam_goes_to_zero():
-    W, K, V, C, _ = checks._edit_case(4, 3, 1.0)
+    W, K, V, C, _ = ex4_updates._edit_case(4, 3, 1.0)
     hard = kv_memory.rome_update(W, K, V, C)
     gaps = [(checks.memit_update(W, K, V, C, lam) - hard).abs().max().item() for lam in (1.0, 1e-3, 1e-6)]
     assert gaps[0] > 1e-2 and gaps[2] < 1e-4 and gaps[0] > gaps[1] > gaps[2]
@@ -221,7 +222,7 @@ def test_memit_tends_to_the_hard_constrained_edit_as_lam_goes_to_zero():
 
 
 def test_rome_update_is_the_rank_one_edit_for_one_key():
-    W, K, V, C, _ = checks._edit_case(4, 1, 1.0)
+    W, K, V, C, _ = ex4_updates._edit_case(4, 1, 1.0)
     k, v = K[:, 0], V[:, 0]
     C_inv_k = torch.linalg.solve(C, k)
     rank_one = W + torch.outer(v - W @ k, C_inv_k) / (k @ C_inv_k)

@@ -6,6 +6,7 @@ import torch.nn.functional as F  # noqa: N812 - the name learners use
 
 from helpers import sparsity
 from helpers.checks import nb15_activation_sparsity as checks
+from helpers.checks.nb15_activation_sparsity import ex2_mistakes
 
 
 def test_not_attempted():
@@ -32,10 +33,10 @@ def test_right_answers():
 
 
 @pytest.mark.parametrize("mistake, words", [
-    (checks._swapped, "columns of c_fc"), (checks._no_down_bias, "bias is missing"),
-    (checks._bias_per_unit, "once per active unit"), (checks._no_activation, "activation is missing"),
-    (checks._activation_last, "after the down-projection"), (checks._batch_union, "anywhere in the batch"),
-    (checks._first_token, "first token's set"),
+    (ex2_mistakes._swapped, "columns of c_fc"), (ex2_mistakes._no_down_bias, "bias is missing"),
+    (ex2_mistakes._bias_per_unit, "once per active unit"), (ex2_mistakes._no_activation, "activation is missing"),
+    (ex2_mistakes._activation_last, "after the down-projection"), (ex2_mistakes._batch_union, "anywhere in the batch"),
+    (ex2_mistakes._first_token, "first token's set"),
 ])
 def test_mistakes_are_named(mistake, words):
     fb = checks.check_sparse_mlp(mistake)
@@ -107,7 +108,7 @@ def _idx(active):
     return active.nonzero().flatten() if active.dtype == torch.bool else active
 
 
-per_token = checks._per_token          # one token at a time where active holds a set per token
+per_token = ex2_mistakes._per_token    # one token at a time where active holds a set per token
 
 
 @per_token

@@ -90,6 +90,8 @@ def test_wheel_ships_the_package_and_the_data(tmp_path):
     assert wheel.name.startswith(f"inside_transformer_mlp-{helpers.__version__}-"), wheel.name
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "helpers/ffn.py" in names
+    for path in sorted((ROOT / "helpers").rglob("*.py")):   # subpackages too (a notebook's checks)
+        assert path.relative_to(ROOT).as_posix() in names, path
     for name in data.list_data():
         assert f"helpers/_data/{name}" in names, name
     for path in sorted((ROOT / "helpers").rglob("*.py")):   # a check package's submodules too

@@ -1,4 +1,4 @@
-"""Checks for notebook 17's exercises (fusing the MLP: the bytes between its matmuls, and recomputation).
+"""Checks for notebook 17's exercises (fusing the MLP: the bytes between matmuls, recomputation).
 
 1. A prediction: the T at which GPT-2 small's eager MLP moves more bytes between its matmuls than
    its weights hold.
@@ -23,24 +23,26 @@ EX3 = "Exercise 3 (a SiLU * up that recomputes)"
 
 check_cross_guess = NamedPrediction(
     "Exercise 1 (predict where the activations pass the weights)",
-    why="The weights are read once whatever T is; the hidden activation has T x d_ff numbers and crosses "
-        "memory four times in the eager MLP with a one-kernel GELU (written by c_fc, read and written by GELU, "
-        "read by c_proj). Four T d_ff against 2 d_model d_ff: d_ff and the bytes per number cancel, so it is "
-        "the same T in float32 and in bfloat16.",
+    why="The weights are read once whatever T is; the hidden activation has T x d_ff numbers and "
+        "crosses memory four times in the eager MLP with a one-kernel GELU (written by c_fc, read "
+        "and written by GELU, read by c_proj). Four T d_ff against 2 d_model d_ff: d_ff and the "
+        "bytes per number cancel, so it is the same T in float32 and in bfloat16.",
     rel=0.02,
     variable="my_guess",
     fmt="T = {:,.0f}",
     mistakes=[
-        Mistake("T = {got:,.0f} is where the hidden activation, counted once, passes the weights; in the eager "
-                "MLP it is written and read twice, four passes in all.", when=lambda g, a: abs(g - 4 * a) <= a),
-        Mistake("T = {got:,.0f} counts two passes, the fused MLP's (activation written once, read once); the "
-                "eager one has four.", when=lambda g, a: abs(g - 2 * a) <= 0.5 * a),
-        Mistake("T = {got:,.0f} counts five passes; list them again: c_fc writes, GELU reads and writes, c_proj "
-                "reads.", when=lambda g, a: abs(g - 0.8 * a) <= 0.05 * a),
-        Mistake("T = {got:,.0f} counts three passes; GELU both reads the activation and writes its own "
-                "output.", when=lambda g, a: abs(g - 4 / 3 * a) <= 0.05 * a),
-        Mistake("at decode (T of 1 to a few) the weights' bytes are thousands of times the activations': one "
-                "token's hidden activation is d_ff numbers, the weights 2 d_model d_ff.",
+        Mistake("T = {got:,.0f} is where the hidden activation, counted once, passes the weights; "
+                "in the eager MLP it is written and read twice, four passes in all.",
+                when=lambda g, a: abs(g - 4 * a) <= a),
+        Mistake("T = {got:,.0f} counts two passes, the fused MLP's (activation written once, "
+                "read once); the eager one has four.", when=lambda g, a: abs(g - 2 * a) <= 0.5 * a),
+        Mistake("T = {got:,.0f} counts five passes; list them again: c_fc writes, GELU "
+                "reads and writes, c_proj reads.", when=lambda g, a: abs(g - 0.8 * a) <= 0.05 * a),
+        Mistake("T = {got:,.0f} counts three passes; GELU both reads the activation "
+                "and writes its own output.", when=lambda g, a: abs(g - 4 / 3 * a) <= 0.05 * a),
+        Mistake("at decode (T of 1 to a few) the weights' bytes are thousands of "
+                "times the activations': one token's hidden activation is d_ff "
+                "numbers, the weights 2 d_model d_ff.",
                 when=lambda g, a: g <= 16),
     ],
 )
@@ -54,17 +56,20 @@ def _silu_grad(g):
 check_silu_mul = Check(
     "Exercise 2 (the fused gated activation)",
     reference=lambda gate, up: F.silu(gate) * up,
-    cases=[(torch.linspace(-6, 6, 13, dtype=torch.float64), torch.linspace(2, -1, 13, dtype=torch.float64)),
+    cases=[(torch.linspace(-6, 6, 13, dtype=torch.float64),
+            torch.linspace(2, -1, 13, dtype=torch.float64)),
            (torch.randn(4, 24, generator=torch.Generator().manual_seed(17), dtype=torch.float64),
             torch.randn(4, 24, generator=torch.Generator().manual_seed(18), dtype=torch.float64))],
     mistakes=[
-        Mistake("that is sigmoid(gate) * up, the original GLU's gate; SiLU is gate times its sigmoid.",
+        Mistake("that is sigmoid(gate) * up, the original GLU's gate; SiLU "
+                "is gate times its sigmoid.",
                 answer=lambda g, u: torch.sigmoid(g) * u),
         Mistake("the roles are swapped: SiLU acts on the gate and multiplies up, silu(gate) * up.",
                 answer=lambda g, u: F.silu(u) * g),
         Mistake("that is GELU of the gate; Llama's gate uses SiLU (x * sigmoid(x)).",
                 answer=lambda g, u: F.gelu(g) * u),
-        Mistake("there is no activation: gate * up is the bilinear variant; the gate goes through SiLU first.",
+        Mistake("there is no activation: gate * up is the bilinear variant; the "
+                "gate goes through SiLU first.",
                 answer=lambda g, u: g * u),
         Mistake("that adds up to the gate's SiLU; the gate scales up: multiply.",
                 answer=lambda g, u: F.silu(g) + u),
@@ -74,26 +79,28 @@ check_silu_mul = Check(
     name="silu_mul",
 )
 
-# The derivatives learners write for backward(grad_out) -> (grad_gate, grad_up), each with its sentence.
+# The derivatives learners write for backward(grad_out) -> (grad_gate, grad_up), with sentences.
 _BACKWARD_MISTAKES = [
     (lambda g, u, d: (d * u * torch.sigmoid(g), d * F.silu(g)),
-     "grad_gate uses sigmoid(gate) alone as SiLU's derivative; SiLU is gate * sigmoid(gate), a product, so "
-     "its derivative has two terms: sigmoid(gate) * (1 + gate * (1 - sigmoid(gate)))."),
+     "grad_gate uses sigmoid(gate) alone as SiLU's derivative; SiLU is gate * sigmoid(gate), a "
+     "product, so its derivative has two terms: sigmoid(gate) * (1 + gate * (1 - sigmoid(gate)))."),
     (lambda g, u, d: (d * u * g * torch.sigmoid(g) * (1 - torch.sigmoid(g)), d * F.silu(g)),
-     "grad_gate keeps only gate * sigmoid'(gate): the product rule on gate * sigmoid(gate) adds a second "
-     "term, sigmoid(gate) itself."),
+     "grad_gate keeps only gate * sigmoid'(gate): the product rule on gate * sigmoid(gate) adds "
+     "a second term, sigmoid(gate) itself."),
     (lambda g, u, d: (d * F.silu(g), d * u * _silu_grad(g)),
-     "the product rule is crossed: grad_gate is grad_out * up * silu'(gate) and grad_up is grad_out * "
-     "silu(gate); each input's gradient takes the other factor."),
+     "the product rule is crossed: grad_gate is grad_out * up * silu'(gate) and grad_up is "
+     "grad_out * silu(gate); each input's gradient takes the other factor."),
     (lambda g, u, d: (d * _silu_grad(g), d * F.silu(g)),
-     "grad_gate forgets the factor up: the output is silu(gate) * up, so d out / d gate = silu'(gate) * up."),
+     "grad_gate forgets the factor up: the output is silu(gate) * up, "
+     "so d out / d gate = silu'(gate) * up."),
     (lambda g, u, d: (u * _silu_grad(g), F.silu(g)),
-     "your gradients do not use grad_out: backward gets the gradient of the loss with respect to the "
-     "output and must multiply it in (the chain rule)."),
+     "your gradients do not use grad_out: backward gets the gradient of the loss with respect to "
+     "the output and must multiply it in (the chain rule)."),
     (lambda g, u, d: (d * u * _silu_grad(g), d * u),
      "grad_up is grad_out * up; it is grad_out * silu(gate), the factor up multiplies."),
     (lambda g, u, d: (d * u * _silu_grad(g), d * torch.sigmoid(g)),
-     "grad_up is grad_out * sigmoid(gate); it is grad_out * silu(gate) = grad_out * gate * sigmoid(gate)."),
+     "grad_up is grad_out * sigmoid(gate); it is grad_out * silu(gate) = "
+     "grad_out * gate * sigmoid(gate)."),
 ]
 
 
@@ -111,7 +118,7 @@ def _close(a, b):
 
 
 def _run(cls, gate0, up0, grad_out):
-    """({out, saved, ctx tensors, leaves, forward_in_place}, problem) for one forward and backward of cls."""
+    """({out, saved, ctx tensors, leaves, forward_in_place}, problem) of cls's forward, backward."""
     gate = gate0.clone().requires_grad_()
     up = up0.clone().requires_grad_()
     saved = []
@@ -120,7 +127,8 @@ def _run(cls, gate0, up0, grad_out):
         saved.append(t)
         return t
 
-    before = _tensors_in(list(vars(cls).values()))   # the class's own tensors, there before forward ran
+    # the class's own tensors, there before forward ran
+    before = _tensors_in(list(vars(cls).values()))
     try:
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             out = cls.apply(gate, up)
@@ -133,7 +141,8 @@ def _run(cls, gate0, up0, grad_out):
     kept = _tensors_in(list(vars(ctx).values())) if ctx is not None else []
     kept += [t for t in _tensors_in(list(vars(cls).values())) if all(t is not b for b in before)]
     changed = not (torch.equal(gate.detach(), gate0) and torch.equal(up.detach(), up0))
-    result = {"out": out, "saved": saved, "ctx": kept, "gate": gate, "up": up, "forward_in_place": changed}
+    result = {"out": out, "saved": saved, "ctx": kept, "gate": gate, "up": up,
+              "forward_in_place": changed}
     if not torch.is_tensor(out) or out.grad_fn is None:
         return result, None
     try:
@@ -147,7 +156,7 @@ def _run(cls, gate0, up0, grad_out):
 
 
 def _tensors_in(value, depth=3):
-    """The tensors in value, looking inside lists, tuples, dicts and sets (a cache on ctx or on the class)."""
+    """The tensors in value, inside lists, tuples, dicts and sets (a cache on ctx or the class)."""
     if torch.is_tensor(value):
         return [value]
     if depth == 0:
@@ -167,8 +176,9 @@ def _judge_silu_mul(cls):
     if cls is None:
         return not_attempted(exercise=EX3)
     if not (isinstance(cls, type) and issubclass(cls, torch.autograd.Function)):
-        return wrong(EX3, say("SiluMul is {got}; it should be a class deriving from torch.autograd.Function, "
-                              "with static methods forward(ctx, gate, up) and backward(ctx, grad_out).",
+        return wrong(EX3, say("SiluMul is {got}; it should be a class deriving from "
+                              "torch.autograd.Function, with static methods forward(ctx, gate, up) "
+                              "and backward(ctx, grad_out).",
                               got=describe(cls)))
     gate0, up0, grad_out = _inputs()
     result, problem = _run(cls, gate0, up0, grad_out)
@@ -179,36 +189,42 @@ def _judge_silu_mul(cls):
     out, gate, up = result["out"], result["gate"], result["up"]
     expected = F.silu(gate0) * up0
     if not (torch.is_tensor(out) and out.shape == expected.shape):
-        return wrong(EX3, say("forward returned {got}; it should return one tensor, silu(gate) * up, of the "
-                              "inputs' shape {shape}.", got=describe(out), shape=tuple(expected.shape)))
+        return wrong(EX3, say("forward returned {got}; it should return one tensor, silu(gate) * "
+                              "up, of the inputs' shape {shape}.",
+                              got=describe(out), shape=tuple(expected.shape)))
     if result["forward_in_place"]:
-        return wrong(EX3, say("forward changed gate or up in place (sigmoid_, mul_, *=, or silu with "
-                              "inplace=True): the caller's tensors, and the ones saved for backward, are now "
-                              "different. Compute new tensors."))
+        return wrong(EX3, say("forward changed gate or up in place (sigmoid_, mul_, *=, or silu "
+                              "with inplace=True): the caller's tensors, and the ones saved for "
+                              "backward, are now different. Compute new tensors."))
     if not _close(out.detach(), expected):
-        return wrong(EX3, say("forward's values differ from silu(gate) * up (largest difference {diff:.2g}); "
-                              "exercise 2's function is what forward returns.",
+        return wrong(EX3, say("forward's values differ from silu(gate) * up (largest difference "
+                              "{diff:.2g}); exercise 2's function is what forward returns.",
                               diff=float((out.detach() - expected).abs().max())))
     if out.grad_fn is None:
-        return wrong(EX3, say("the output has no grad_fn: call SiluMul.apply(gate, up), not SiluMul.forward, "
-                              "so that autograd records your backward."))
+        return wrong(EX3, say("the output has no grad_fn: call SiluMul.apply(gate, up), not "
+                              "SiluMul.forward, so that autograd records your backward."))
     computed = [t for t in result["saved"] + result["ctx"] if not _is_input(t, gate, up)]
     if computed:
         on_ctx = any(t is c for c in result["ctx"] for t in computed)
-        where = say("kept on ctx or on the class") if on_ctx else say("saved with save_for_backward")
-        return wrong(EX3, say("your forward keeps {n} tensor(s) it computed ({where}, shape {shape}): each is T "
-                              "x d_ff numbers (silu(gate), sigmoid(gate) or a copy) held in memory until "
-                              "backward, exactly what this function exists to avoid. Save only gate and up, and recompute the sigmoid in "
-                              "backward.", n=len(computed), where=where, shape=tuple(computed[0].shape)))
+        where = (say("kept on ctx or on the class") if on_ctx
+                 else say("saved with save_for_backward"))
+        return wrong(EX3, say("your forward keeps {n} tensor(s) it computed ({where}, shape "
+                              "{shape}): each is T x d_ff numbers (silu(gate), sigmoid(gate) "
+                              "or a copy) held in memory until backward, exactly what this "
+                              "function exists to avoid. Save only gate and up, and "
+                              "recompute the sigmoid in backward.",
+                              n=len(computed), where=where, shape=tuple(computed[0].shape)))
     if problem == "stub backward":
-        return wrong(EX3, say("forward is right and keeps only its inputs; now write backward(ctx, grad_out)."))
+        return wrong(EX3, say("forward is right and keeps only its inputs; now write "
+                              "backward(ctx, grad_out)."))
     if problem is not None:
-        return wrong(EX3, say("{problem}. backward returns two tensors, (grad_gate, grad_up), each of the "
-                              "inputs' shape.", problem=problem))
+        return wrong(EX3, say("{problem}. backward returns two tensors, (grad_gate, grad_up), "
+                              "each of the inputs' shape.", problem=problem))
     if not (torch.equal(gate.detach(), gate0) and torch.equal(up.detach(), up0)):
-        return wrong(EX3, say("backward wrote into the saved gate or up in place. Liger's Triton kernel does "
-                              "write its gradients over gate and up, safe there only because nothing else reads "
-                              "those intermediate tensors; here they are the caller's, which must stay as they "
+        return wrong(EX3, say("backward wrote into the saved gate or up in place. Liger's "
+                              "Triton kernel does write its gradients over gate and up, safe "
+                              "there only because nothing else reads those intermediate "
+                              "tensors; here they are the caller's, which must stay as they "
                               "were. Compute new tensors."))
     grads = (gate.grad, up.grad)
     ref_gate, ref_up = gate0.clone().requires_grad_(), up0.clone().requires_grad_()
@@ -219,14 +235,16 @@ def _judge_silu_mul(cls):
         mistaken = answer(gate0, up0, grad_out)
         if all(_close(got, want) for got, want in zip(grads, mistaken, strict=True)):
             return wrong(EX3, say(message))
-    which = [name for name, got, want in zip(("grad_gate", "grad_up"), grads, (ref_gate.grad, ref_up.grad),
-                                             strict=True) if not _close(got, want)]
-    return wrong(EX3, say("{which} differs from autograd's: grad_gate = grad_out * up * silu'(gate) and "
-                          "grad_up = grad_out * silu(gate).", which=" and ".join(which)))
+    which = [name for name, got, want in zip(("grad_gate", "grad_up"), grads,
+                                             (ref_gate.grad, ref_up.grad), strict=True)
+             if not _close(got, want)]
+    return wrong(EX3, say("{which} differs from autograd's: grad_gate = grad_out * up * "
+                          "silu'(gate) and grad_up = grad_out * silu(gate).",
+                          which=" and ".join(which)))
 
 
 def _second_shape(cls):
-    """The same on a (batch, T, d_ff) input: a function that flattened or indexed 2-D only fails here."""
+    """The same on a (batch, T, d_ff) input: a function that flattened or indexed 2-D fails here."""
     gate0, up0, grad_out = _inputs((2, 3, 8))
     result, problem = _run(cls, gate0, up0, grad_out)
     if problem is not None or result is None:
@@ -235,10 +253,11 @@ def _second_shape(cls):
     ref_gate, ref_up = gate0.clone().requires_grad_(), up0.clone().requires_grad_()
     (F.silu(ref_gate) * ref_up).backward(grad_out)
     if not (_close(result["gate"].grad, ref_gate.grad) and _close(result["up"].grad, ref_up.grad)):
-        return wrong(EX3, say("right on a 2-D input but not on a (2, 3, 8) one: keep every operation "
-                              "elementwise, whatever the shape."))
-    return correct(EX3, say("values and both gradients equal autograd's in float64, and backward recomputes "
-                            "silu(gate) from the saved gate and up: nothing else is kept."))
+        return wrong(EX3, say("right on a 2-D input but not on a (2, 3, 8) one: keep every "
+                              "operation elementwise, whatever the shape."))
+    return correct(EX3, say("values and both gradients equal autograd's in float64, "
+                            "and backward recomputes silu(gate) from the saved gate "
+                            "and up: nothing else is kept."))
 
 
 def check_silu_mul_function(SiluMul):  # noqa: N803 - the learner's class, named as in the notebook
@@ -248,30 +267,31 @@ def check_silu_mul_function(SiluMul):  # noqa: N803 - the learner's class, named
 
 check_saved_share_guess = NamedPrediction(
     "Exercise 4 (predict what recomputing SiLU saves)",
-    why="Eager autograd keeps x, g = gate_proj(x), u, s = silu(g) and p = s * u: d_model + 4 d_ff numbers per "
-        "token. SiluMul keeps g and u but not s, so d_ff of them go, a little under a quarter, since d_ff is "
-        "near 8/3 d_model.",
+    why="Eager autograd keeps x, g = gate_proj(x), u, s = silu(g) and p = s * u: d_model + 4 d_ff "
+        "numbers per token. SiluMul keeps g and u but not s, so d_ff of them go, a little under a "
+        "quarter, since d_ff is near 8/3 d_model.",
     rel=0.05,
     variable="my_share",
     fmt="{:.0f}%",
     percent=True,
     mistakes=[
-        Mistake("{got:g}% would be every hidden tensor gone; SiluMul still keeps g and u, and down_proj keeps "
-                "its input p.", when=lambda g, a: g >= 60),
-        Mistake("{got:g}%: one tensor of d_ff numbers goes, out of d_model + 4 d_ff kept; count which "
-                "tensors each op keeps.", when=lambda g, a: g < 10),
-        Mistake("{got:g}% leaves x out: gate_proj and up_proj keep their input, d_model numbers per token.",
+        Mistake("{got:g}% would be every hidden tensor gone; SiluMul still keeps g and u, "
+                "and down_proj keeps its input p.", when=lambda g, a: g >= 60),
+        Mistake("{got:g}%: one tensor of d_ff numbers goes, out of d_model + 4 d_ff kept; "
+                "count which tensors each op keeps.", when=lambda g, a: g < 10),
+        Mistake("{got:g}% leaves x out: gate_proj and up_proj keep their input, "
+                "d_model numbers per token.",
                 when=lambda g, a: abs(g - 25) <= 0.7),
         Mistake("{got:g}% counts x twice: gate_proj and up_proj keep the same tensor, stored once.",
                 when=lambda g, a: abs(g - 100 * 11008 / (2 * 4096 + 4 * 11008)) <= 0.4),
-        Mistake("{got:g}% is one tensor in five, but the five are not the same size: x holds d_model numbers, "
-                "the others d_ff.", when=lambda g, a: abs(g - 20) <= 0.4),
+        Mistake("{got:g}% is one tensor in five, but the five are not the same size: x holds "
+                "d_model numbers, the others d_ff.", when=lambda g, a: abs(g - 20) <= 0.4),
     ],
 )
 
 
 def works(SiluMul):  # noqa: N803 - the learner's class, named as in the notebook
-    """True when the learner's SiluMul passes exercise 3's check (nothing recorded, nothing printed)."""
+    """True when the learner's SiluMul passes exercise 3's check (nothing recorded or printed)."""
     try:
         return _judge_silu_mul(SiluMul).status == "correct"
     except Exception:  # noqa: BLE001 - a class the check cannot even run is not the one to use
