@@ -51,6 +51,5 @@ def machine():
 
 def table(rows):
     lines = ["| measurement | measured | target | |", "|---|---|---|---|"]
-    lines += [f"| {what} | {measured} | {target} | {verdict} |"
-              for what, measured, target, verdict in rows]
+    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in r) + " |" for r in rows]
     return "\n".join(lines)
