@@ -868,6 +868,7 @@ def test_in_place_tricks_that_used_to_pass():
 
 
 def test_values_that_used_to_raise():
+    from helpers import tensor_parallel
     from helpers.checks import nb03_ffn_forward as nb03
     from helpers.checks import nb07_position_wise as nb07
     from helpers.checks import nb09_decode_bandwidth as nb09
@@ -884,7 +885,7 @@ def test_values_that_used_to_raise():
         assert not fb and "expected a list" in fb.message, fb
 
     def numpy_shards(mlp, n):
-        return [{k: v.numpy() for k, v in s.items()} for s in nb10.tensor_parallel.split_gated(mlp, n)]
+        return [{k: v.numpy() for k, v in s.items()} for s in tensor_parallel.split_gated(mlp, n)]
 
     namespace, _, _ = solved("nb10_tensor_parallel")
     fb = nb10.check_llama_split(numpy_shards, namespace["llama_worker_forward"])   # runs 2 processes

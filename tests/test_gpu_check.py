@@ -67,7 +67,7 @@ def test_check_runs_notebooks_and_benchmark_and_writes_the_report(tmp_path):
         ("01_ok", True, None), ("02_bad", False, "AssertionError: largest difference 1"),
         ("03_course", True, None)]
     measured = [r["measurement"] for r in saved["benchmark"]]
-    assert "FFN 32->128 T=1 (cpu): helpers / torch.nn.functional" in measured
+    assert "FFN 32->128 T=1 (cpu, one copy reused): helpers / torch.nn.functional" in measured
     assert "GPU rows" not in measured  # the device given is the only one timed
 
     md = md_path.read_text()

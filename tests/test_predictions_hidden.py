@@ -35,6 +35,7 @@ import importlib
 import io
 import math
 import re
+import sys
 import tokenize
 from dataclasses import dataclass
 from functools import cache
@@ -81,6 +82,13 @@ def _guess_value(solution, variable, notebook):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == variable for t in node.targets):
             return eval(compile(ast.Expression(node.value), "<solution>", "eval"), namespace)  # noqa: S307
     raise AssertionError(f"{notebook}: the solution sets no {variable}")
+
+
+def _check_modules(notebook):
+    """The notebook's check module, or its check package and the package's submodules."""
+    name = "helpers.checks.nb" + notebook
+    importlib.import_module(name)
+    return [module for key, module in sorted(sys.modules.items()) if key == name or key.startswith(name + ".")]
 
 
 def _check_object(notebook, name):
@@ -138,7 +146,7 @@ def predictions(path):
         choices = getattr(checker, "choices", None)
         percent = getattr(checker, "percent", False)
         if choices is None:   # a referee function around a Prediction: its tolerance and choices
-            inner = [v for v in vars(importlib.import_module("helpers.checks.nb" + notebook)).values()
+            inner = [v for module in _check_modules(notebook) for v in vars(module).values()
                      if hasattr(v, "why") and getattr(v, "variable", None) == variable]
             if inner:
                 rel, choices, percent = inner[0].rel, inner[0].choices, getattr(inner[0], "percent", False)
