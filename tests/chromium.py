@@ -73,13 +73,45 @@ def wait_until_settled(page, measure, frames=2, timeout_ms=60_000):
     page.wait_for_function(settled(measure), arg=frames, polling="raf", timeout=timeout_ms)
 
 
-def visit_slide(page, reveal, h, v, timeout_ms=60_000):
-    """Bring slide (h, v) of a `make slides` deck up (`reveal`: the expression that gives its
-    reveal.js) and wait until the deck has fitted it: the fit marks the slide it has measured."""
-    page.evaluate("([h, v]) => { const r = REVEAL, s = r.getSlide(h, v);"
-                  " if (r.getIndices().h !== h || r.getIndices().v !== v) { delete s.dataset.fitted; r.slide(h, v); } }"
-                  .replace("REVEAL", reveal), [h, v])
-    page.wait_for_function("([h, v]) => { const r = REVEAL, i = r.getIndices();"
-                           " return i.h === h && i.v === v && r.getCurrentSlide().dataset.fitted"
-                           " && document.readyState === 'complete'; }".replace("REVEAL", reveal),
-                           arg=[h, v], timeout=timeout_ms)
+# Every slide of a `make slides` deck in turn, inside the page (one call, no round trip a slide):
+# bring it up, wait (frame by frame) until the deck has fitted it, its images have loaded and
+# `measure` gave the same result `frames` frames in a row, then keep that result. A slide not
+# settled after `limit` frames is kept with the frames it waited, for the test to name.
+EVERY_SLIDE = """async ([frames, limit]) => {
+  const reveal = REVEAL, measure = MEASURE;
+  const frame = () => new Promise(resolve => requestAnimationFrame(resolve));
+  const stacks = [...document.querySelectorAll('.reveal .slides > section')]
+    .map(s => Math.max(1, s.querySelectorAll(':scope > section').length));
+  const found = [];
+  for (let h = 0; h < stacks.length; h++) for (let v = 0; v < stacks[h]; v++) {
+    const at = reveal.getIndices();
+    if (at.h !== h || at.v !== v) { delete reveal.getSlide(h, v).dataset.fitted; reveal.slide(h, v); }
+    let last = null, same = 0, waited = 0;
+    for (;;) {
+      const now = reveal.getIndices(), images = document.querySelectorAll('.reveal section.present img');
+      if (now.h !== h || now.v !== v || !reveal.getCurrentSlide().dataset.fitted
+          || document.readyState !== 'complete' || ![...images].every(img => img.complete)) {
+        last = null;
+      } else {
+        const value = measure(), m = JSON.stringify(value);
+        same = m === last ? same + 1 : 0; last = m;
+        if (same >= frames) { found.push({h, v, m: value}); break; }
+      }
+      if (++waited > limit) { found.push({h, v, unsettled: waited}); break; }
+      await frame();
+    }
+  }
+  return found;
+}"""
+
+
+def every_slide(page, reveal, measure, frames=2, limit=3600):
+    """[(h, v, what `measure` returned)] for every slide of the deck open in `page` (`reveal`: the
+    expression that gives its reveal.js; `measure`: a page function of no argument), each once the
+    deck has fitted it and `measure` has given the same result `frames` frames in a row.
+    AssertionError names the slides not settled within `limit` frames (a minute at 60 Hz): the wait
+    ends by the page's frames, never by the clock."""
+    found = page.evaluate(EVERY_SLIDE.replace("MEASURE", measure).replace("REVEAL", reveal), [frames, limit])
+    unsettled = [f"slide {f['h']}.{f['v']}" for f in found if "unsettled" in f]
+    assert not unsettled, f"not fitted and settled within {limit} frames: {unsettled}"
+    return [(f["h"], f["v"], f["m"]) for f in found]

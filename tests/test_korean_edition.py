@@ -84,7 +84,13 @@ def test_the_korean_notebook_is_generated_from_the_current_sources(pair):
         assert mine.metadata.get("tags", []) == want.metadata.get("tags", [])
 
 
-def test_code_cells_are_the_english_ones(pair):
+@pytest.fixture(scope="module")
+def code_catalog():
+    """code.po, read once for the module (reading it is most of the comparison's time)."""
+    return translations.read_catalog(translations.CODE_PO)
+
+
+def test_code_cells_are_the_english_ones(pair, code_catalog):
     en, ko, path = pair
     for index, (mine, theirs) in enumerate(zip(ko.cells, en.cells, strict=True)):
         if mine.cell_type != "code":
@@ -95,7 +101,7 @@ def test_code_cells_are_the_english_ones(pair):
             continue
         assert code_strings.same_code(theirs.source, mine.source), (
             f"{path.name} cell {index}: the code differs from the English beyond its comments and strings")
-        assert mine.source == translations.korean_code(path, theirs), (
+        assert mine.source == translations.korean_code(path, theirs, code_catalog), (
             f"{path.name} cell {index}: not the English code with code.po's strings: run `make ko`")
 
 

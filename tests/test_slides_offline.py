@@ -1,15 +1,16 @@
 """A deck from `make slides`, opened from disk with the network blocked, works, and every slide of
 every deck fits a 1280x720 screen.
 
-Builds notebook 12's deck (the notebook with formulas, and figures) with tools/build_slides.py,
-opens it in headless Chromium with every request that would leave the machine aborted, and checks
-that reveal.js started with the slides the notebook's metadata gives and moves between them, that
-MathJax rendered the formulas in its own fonts, and that the figures show. Notebook 12's Korean
-deck, from slides/ko/, does the same with its Hangul drawn in the deck's own Nanum Gothic (no box).
-Then it builds every deck (and notebook 12's Korean one) and visits each slide as a presenter does,
-without scrolling: everything on it, every figure in full, inside the 1280x720 window; a code cell
-longer than a slide is cut across sub-slides, and on a slide at full size no code is drawn under
-14 px. The build fetches reveal.js, MathJax and the Hangul font with npm once (into build/npm/);
+Builds every deck once with tools/build_slides.py (and notebook 12's Korean one). Notebook 12's
+deck (the notebook with formulas, and figures) is opened in headless Chromium with every request
+that would leave the machine aborted, and the test checks that reveal.js started with the slides the
+notebook's metadata gives and moves between them, that MathJax rendered the formulas in its own
+fonts, and that the figures show. Notebook 12's Korean deck, from slides/ko/, does the same with its
+Hangul drawn in the deck's own Nanum Gothic (no box). Then each slide of every deck is visited as a
+presenter does, without scrolling (in the page, measured once it has settled frame to frame):
+everything on it, every figure in full, inside the 1280x720 window; a code cell longer than a slide
+is cut across sub-slides, and on a slide at full size no code is drawn under 14 px. The build
+fetches reveal.js, MathJax and the Hangul font with npm once (into build/npm/);
 where npm is missing the test skips, like a missing Chromium (required in CI).
 """
 
@@ -63,12 +64,18 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def deck(browser, tmp_path_factory):
+def decks(browser, tmp_path_factory):
+    """Every English deck and notebook 12's Korean one, built once for the module."""
     try:
-        [deck] = build_slides.build([NOTEBOOK], tmp_path_factory.mktemp("slides"))
+        return build_slides.build(notebook_paths() + [KOREAN], tmp_path_factory.mktemp("all_slides"))
     except build_slides.NpmMissing as e:
         chromium.require(False, str(e))
-    return deck
+
+
+@pytest.fixture(scope="module")
+def deck(decks):
+    """Notebook 12's English deck."""
+    return next(d for d in decks if d.parent.name != "ko" and d.name == build_slides.deck_name(NOTEBOOK, False))
 
 
 def first_slide_with(page, selector):
@@ -140,15 +147,7 @@ def test_deck_works_from_disk_with_the_network_blocked(browser, deck):
         page.close()
 
 
-@pytest.fixture(scope="module")
-def decks(browser, tmp_path_factory):
-    try:
-        return build_slides.build(notebook_paths() + [KOREAN], tmp_path_factory.mktemp("all_slides"))
-    except build_slides.NpmMissing as e:
-        chromium.require(False, str(e))
-
-
-def test_a_korean_deck_draws_its_hangul_offline_in_its_own_font(browser, tmp_path_factory):
+def test_a_korean_deck_draws_its_hangul_offline_in_its_own_font(browser, decks):
     """A Korean deck from slides/ko/, opened from disk with the network blocked: reveal.js starts from
     the shared assets, the page says it is Korean, and every Hangul character on it is drawn in
     Nanum Gothic from the assets folder (Chromium says which font drew the title; the font holds every
@@ -157,11 +156,7 @@ def test_a_korean_deck_draws_its_hangul_offline_in_its_own_font(browser, tmp_pat
 
     from fontTools.ttLib import TTFont
 
-    try:
-        [deck] = build_slides.build([KOREAN], tmp_path_factory.mktemp("slides_ko"))
-    except build_slides.NpmMissing as e:
-        chromium.require(False, str(e))
-    assert deck.parent.name == "ko"
+    [deck] = [d for d in decks if d.parent.name == "ko"]
     nb = nbformat.read(KOREAN, as_version=4)
     page, attempted, missing, errors = offline_page(browser, SCREEN)
     try:
@@ -207,26 +202,20 @@ def test_every_slide_fits_the_screen_without_scrolling(browser, decks):
             page.goto(deck.as_uri())
             page.wait_for_selector(".reveal.ready", timeout=30_000)
             reveal = build_slides.reveal_api(deck)
-            measure = MEASURE.replace("REVEAL", reveal)
             page.evaluate(f"() => {reveal}.configure({{transition: 'none'}})")
-            stacks = page.evaluate("() => [...document.querySelectorAll('.reveal .slides > section')]"
-                                   ".map(s => Math.max(1, s.querySelectorAll(':scope > section').length))")
-            for h, n_vertical in enumerate(stacks):
-                for v in range(n_vertical):
-                    chromium.visit_slide(page, reveal, h, v)   # fitted; fitted again once a figure loads:
-                    chromium.wait_until_settled(page, measure)
-                    m = page.evaluate(measure)
-                    n_slides, n_figures = n_slides + 1, n_figures + m["figures"]
-                    box, where = m["box"], f"{deck.name} slide {h}.{v} ({m['text'][:40]!r})"
-                    if box["t"] < -1 or box["l"] < -1 or box["b"] > SCREEN["height"] + 1 or box["r"] > SCREEN["width"] + 1:
-                        problems.append(f"{where}: content spans {box}")
-                    problems += [f"{where}: figure {c!r} is not fully on screen" for c in m["cut"]]
-                    problems += [f"{where}: scrolled {s}" for s in m["scrolled"]]
-                    if m["scale"] < MIN_SCALE:
-                        problems.append(f"{where}: shrunk to {m['scale']:.2f} to fit; split the cell in the notebook")
-                    if m["scale"] == 1 and m["code"][0] < CODE_PX - 0.01:   # at the size the deck's style gives
-                        problems.append(f"{where}: code drawn at {m['code'][0]:.1f} px ({m['code'][1]!r})")
-                    shrunk += m["code"][0] < CODE_PX - 0.01
+            # each slide fitted, and fitted again once a figure loads: measured once it has settled
+            for h, v, m in chromium.every_slide(page, reveal, MEASURE.replace("REVEAL", reveal)):
+                n_slides, n_figures = n_slides + 1, n_figures + m["figures"]
+                box, where = m["box"], f"{deck.name} slide {h}.{v} ({m['text'][:40]!r})"
+                if box["t"] < -1 or box["l"] < -1 or box["b"] > SCREEN["height"] + 1 or box["r"] > SCREEN["width"] + 1:
+                    problems.append(f"{where}: content spans {box}")
+                problems += [f"{where}: figure {c!r} is not fully on screen" for c in m["cut"]]
+                problems += [f"{where}: scrolled {s}" for s in m["scrolled"]]
+                if m["scale"] < MIN_SCALE:
+                    problems.append(f"{where}: shrunk to {m['scale']:.2f} to fit; split the cell in the notebook")
+                if m["scale"] == 1 and m["code"][0] < CODE_PX - 0.01:   # at the size the deck's style gives
+                    problems.append(f"{where}: code drawn at {m['code'][0]:.1f} px ({m['code'][1]!r})")
+                shrunk += m["code"][0] < CODE_PX - 0.01
     finally:
         page.close()
     print(f"{shrunk} of {n_slides} slides shrink code under {CODE_PX} px to fit")

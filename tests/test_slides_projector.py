@@ -79,16 +79,11 @@ def smallest_fonts(page, deck):
     page.wait_for_selector(".reveal.ready", timeout=60_000)
     reveal = build_slides.reveal_api(deck)
     page.evaluate(f"() => {reveal}.configure({{transition: 'none'}})")
-    stacks = page.evaluate("() => [...document.querySelectorAll('.reveal .slides > section')]"
-                           ".map(s => Math.max(1, s.querySelectorAll(':scope > section').length))")
     body, code, n = [], [], 0
-    for h, n_vertical in enumerate(stacks):
-        for v in range(n_vertical):
-            chromium.visit_slide(page, reveal, h, v)
-            found = page.evaluate(SMALLEST.replace("REVEAL", reveal))
-            n += 1
-            body.append((found["body"][0], f"{deck.name} slide {h}.{v}", found["body"][1]))
-            code.append((found["code"][0], f"{deck.name} slide {h}.{v}", found["code"][1]))
+    for h, v, found in chromium.every_slide(page, reveal, SMALLEST.replace("REVEAL", reveal)):
+        n += 1
+        body.append((found["body"][0], f"{deck.name} slide {h}.{v}", found["body"][1]))
+        code.append((found["code"][0], f"{deck.name} slide {h}.{v}", found["code"][1]))
     return n, body, code
 
 
