@@ -107,10 +107,10 @@ EVERY_SLIDE = """async ([frames, limit]) => {
 
 def every_slide(page, reveal, measure, frames=2, limit=3600):
     """[(h, v, what `measure` returned)] for every slide of the deck open in `page` (`reveal`: the
-    expression that gives its reveal.js; `measure`: a page function of no argument), each once the
-    deck has fitted it and `measure` has given the same result `frames` frames in a row.
-    AssertionError names the slides not settled within `limit` frames (a minute at 60 Hz): the wait
-    ends by the page's frames, never by the clock."""
+    expression that gives its reveal.js; `measure`: a page function of no argument, in which REVEAL
+    stands for that expression too), each once the deck has fitted it and `measure` has given the
+    same result `frames` frames in a row. AssertionError names the slides not settled within
+    `limit` frames (a minute at 60 Hz): the wait ends by the page's frames, never by the clock."""
     found = page.evaluate(EVERY_SLIDE.replace("MEASURE", measure).replace("REVEAL", reveal), [frames, limit])
     unsettled = [f"slide {f['h']}.{f['v']}" for f in found if "unsettled" in f]
     assert not unsettled, f"not fitted and settled within {limit} frames: {unsettled}"

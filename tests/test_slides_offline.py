@@ -204,7 +204,7 @@ def test_every_slide_fits_the_screen_without_scrolling(browser, decks):
             reveal = build_slides.reveal_api(deck)
             page.evaluate(f"() => {reveal}.configure({{transition: 'none'}})")
             # each slide fitted, and fitted again once a figure loads: measured once it has settled
-            for h, v, m in chromium.every_slide(page, reveal, MEASURE.replace("REVEAL", reveal)):
+            for h, v, m in chromium.every_slide(page, reveal, MEASURE):
                 n_slides, n_figures = n_slides + 1, n_figures + m["figures"]
                 box, where = m["box"], f"{deck.name} slide {h}.{v} ({m['text'][:40]!r})"
                 if box["t"] < -1 or box["l"] < -1 or box["b"] > SCREEN["height"] + 1 or box["r"] > SCREEN["width"] + 1:

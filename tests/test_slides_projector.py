@@ -80,7 +80,7 @@ def smallest_fonts(page, deck):
     reveal = build_slides.reveal_api(deck)
     page.evaluate(f"() => {reveal}.configure({{transition: 'none'}})")
     body, code, n = [], [], 0
-    for h, v, found in chromium.every_slide(page, reveal, SMALLEST.replace("REVEAL", reveal)):
+    for h, v, found in chromium.every_slide(page, reveal, SMALLEST):
         n += 1
         body.append((found["body"][0], f"{deck.name} slide {h}.{v}", found["body"][1]))
         code.append((found["code"][0], f"{deck.name} slide {h}.{v}", found["code"][1]))
